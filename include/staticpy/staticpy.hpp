@@ -1,0 +1,13 @@
+#pragma once
+// The whole of staticpy.   #include <staticpy/staticpy.hpp>
+
+#include "staticpy/core/config.hpp"
+#include "staticpy/core/constant.hpp"
+#include "staticpy/core/error.hpp"
+#include "staticpy/core/fixed_string.hpp"
+#include "staticpy/core/repr.hpp"
+#include "staticpy/core/value.hpp"
+
+#include "staticpy/containers/iter.hpp"
+#include "staticpy/containers/list.hpp"
+#include "staticpy/containers/slice.hpp"

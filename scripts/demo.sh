@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds and runs the staticpy tour (examples/tour.cpp) in build/demo (Release, g++).
+# Installs the missing Debian packages first (cmake make g++ libboost-dev).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="$ROOT/build/demo"
+JOBS="$(nproc 2>/dev/null || echo 2)"
+
+"$ROOT/scripts/install-deps.sh" demo
+
+if [[ ! -f "$ROOT/examples/tour.cpp" ]]; then
+    echo "demo: examples/tour.cpp does not exist yet, so there is no tour to run." >&2
+    exit 1
+fi
+
+# A build dir made by another generator can't be reused by this one.
+if [[ -f "$BUILD/CMakeCache.txt" ]] &&
+   ! grep -q '^CMAKE_GENERATOR:INTERNAL=Unix Makefiles$' "$BUILD/CMakeCache.txt"; then
+    rm -rf "$BUILD"
+fi
+
+cmake -S "$ROOT" -B "$BUILD" -G "Unix Makefiles" \
+    -DCMAKE_CXX_COMPILER=g++ \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DSTATICPY_BUILD_TESTS=OFF \
+    -DSTATICPY_BUILD_EXAMPLES=ON \
+    -DSTATICPY_BUILD_BENCHMARKS=OFF \
+    -DSTATICPY_WARNINGS_AS_ERRORS=OFF
+cmake --build "$BUILD" --target example_tour -j "$JOBS"
+
+echo
+echo "===== staticpy tour ====="
+cd "$ROOT"
+"$BUILD/examples/example_tour"

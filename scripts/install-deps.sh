@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages staticpy needs, only those that are missing.
+#
+#   scripts/install-deps.sh demo|test|bench|<package>...
+#
+# Sets:  demo  = cmake make g++ libboost-dev
+#        test  = demo + clang catch2
+#        bench = demo + libbenchmark-dev
+# When everything is installed it only runs dpkg-query (fast, no network, no root needed).
+# INSTALL_DEPS_DRY_RUN=1 only reports what would be installed.
+set -euo pipefail
+
+DEMO_PKGS=(cmake make g++ libboost-dev)
+TEST_PKGS=("${DEMO_PKGS[@]}" clang catch2)
+BENCH_PKGS=("${DEMO_PKGS[@]}" libbenchmark-dev)
+
+if [[ $# -eq 0 ]]; then
+    echo "usage: $0 demo|test|bench|<package>..." >&2
+    exit 2
+fi
+
+wanted=()
+for arg in "$@"; do
+    case "$arg" in
+        demo) wanted+=("${DEMO_PKGS[@]}") ;;
+        test) wanted+=("${TEST_PKGS[@]}") ;;
+        bench) wanted+=("${BENCH_PKGS[@]}") ;;
+        *) wanted+=("$arg") ;;
+    esac
+done
+
+missing=()
+for pkg in "${wanted[@]}"; do
+    status="$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)"
+    if [[ "$status" != "install ok installed" ]]; then
+        # skip duplicates
+        if [[ " ${missing[*]-} " != *" $pkg "* ]]; then
+            missing+=("$pkg")
+        fi
+    fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+    exit 0
+fi
+
+echo "install-deps: installing missing Debian packages: ${missing[*]}"
+if [[ "${INSTALL_DEPS_DRY_RUN:-0}" == 1 ]]; then
+    echo "install-deps: INSTALL_DEPS_DRY_RUN=1, not installing"
+    exit 0
+fi
+if [[ $(id -u) -eq 0 ]]; then
+    SUDO=()
+elif command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo)
+else
+    echo "install-deps: not root and sudo is not available; please install as root:" >&2
+    echo "  apt-get update && apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+fi
+
+"${SUDO[@]}" apt-get update
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing[@]}"

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Builds and runs every staticpy test, in three passes:
+#   gcc    build/gcc    g++,     Debug, -Werror, all labels (unit, compile-fail, install)
+#   clang  build/clang  clang++, Debug, -Werror, all labels
+#   asan   build/asan   g++,     Debug, -Werror, ASan+UBSan, without compile-fail/install
+# Installs the missing Debian packages first (cmake make g++ libboost-dev clang catch2).
+#
+#   scripts/test.sh [gcc] [clang] [asan]     (default: all three)
+# Extra ctest arguments can be given in $CTEST_ARGS (e.g. CTEST_ARGS="-L containers").
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+JOBS="$(nproc 2>/dev/null || echo 2)"
+read -r -a EXTRA_CTEST_ARGS <<< "${CTEST_ARGS:-}"
+
+"$ROOT/scripts/install-deps.sh" test
+
+passes=("$@")
+if [[ ${#passes[@]} -eq 0 ]]; then
+    passes=(gcc clang asan)
+fi
+
+# ASan/UBSan: fail on the first report, with a stack.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+summary=()
+failed=0
+
+# run_pass <name> <compiler> <ctest args...> -- <cmake args...>
+run_pass() {
+    local name="$1" cxx="$2"
+    shift 2
+    local ctest_args=()
+    while [[ $# -gt 0 && "$1" != "--" ]]; do
+        ctest_args+=("$1")
+        shift
+    done
+    [[ $# -gt 0 ]] && shift
+    local build="$ROOT/build/$name"
+    local start=$SECONDS
+
+    echo
+    echo "================ pass: $name ($cxx) in build/$name ================"
+    if [[ -f "$build/CMakeCache.txt" ]] &&
+       ! grep -q '^CMAKE_GENERATOR:INTERNAL=Unix Makefiles$' "$build/CMakeCache.txt"; then
+        rm -rf "$build"
+    fi
+    if ! cmake -S "$ROOT" -B "$build" -G "Unix Makefiles" \
+            -DCMAKE_CXX_COMPILER="$cxx" \
+            -DCMAKE_BUILD_TYPE=Debug \
+            -DSTATICPY_BUILD_TESTS=ON \
+            -DSTATICPY_BUILD_EXAMPLES=ON \
+            -DSTATICPY_BUILD_BENCHMARKS=OFF \
+            -DSTATICPY_WARNINGS_AS_ERRORS=ON \
+            "$@"; then
+        summary+=("FAIL  $name: configure failed ($((SECONDS - start))s)")
+        return 1
+    fi
+    if ! cmake --build "$build" -j "$JOBS"; then
+        summary+=("FAIL  $name: build failed ($((SECONDS - start))s)")
+        return 1
+    fi
+    if ! (cd "$build" && ctest --output-on-failure -j "$JOBS" \
+            "${ctest_args[@]}" "${EXTRA_CTEST_ARGS[@]}"); then
+        summary+=("FAIL  $name: tests failed ($((SECONDS - start))s)")
+        return 1
+    fi
+    summary+=("PASS  $name ($((SECONDS - start))s)")
+}
+
+for pass in "${passes[@]}"; do
+    case "$pass" in
+        gcc)   run_pass gcc g++ -- -DSTATICPY_SANITIZE=OFF || failed=1 ;;
+        clang) run_pass clang clang++ -- -DSTATICPY_SANITIZE=OFF || failed=1 ;;
+        asan)  run_pass asan g++ -LE 'compile-fail|install' -- -DSTATICPY_SANITIZE=ON || failed=1 ;;
+        *) echo "test.sh: unknown pass '$pass' (expected gcc, clang or asan)" >&2; exit 2 ;;
+    esac
+done
+
+echo
+echo "================ summary ================"
+for line in "${summary[@]}"; do
+    echo "$line"
+done
+if [[ $failed -ne 0 ]]; then
+    echo "test.sh: FAILED"
+    exit 1
+fi
+echo "test.sh: all passes OK"

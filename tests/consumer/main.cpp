@@ -1,0 +1,3 @@
+#include <staticpy/staticpy.hpp>
+
+int main() {}
