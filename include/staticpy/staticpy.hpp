@@ -8,6 +8,7 @@
 #include "staticpy/core/repr.hpp"
 #include "staticpy/core/value.hpp"
 
+#include "staticpy/containers/dict.hpp"
 #include "staticpy/containers/iter.hpp"
 #include "staticpy/containers/list.hpp"
 #include "staticpy/containers/slice.hpp"

@@ -43,8 +43,11 @@ struct int_ : std::integral_constant<long long, N> {
 /// A key and its value: what dict is built from.   dict(pair(1_c, "a"_s), "b"_s = 2)
 template <class K, class V>
 struct pair {
-    [[no_unique_address]] K key;
-    V value;
+    [[no_unique_address]] K key{};
+    V value{};
+
+    constexpr pair() = default;
+    constexpr pair(K k, V v) : key(std::move(k)), value(std::move(v)) {}
 };
 template <class K, class V>
 pair(K, V) -> pair<K, V>;
@@ -60,6 +63,15 @@ struct str {
     template <class V>
     constexpr pair<str, std::decay_t<V>> operator=(V&& v) const {  // NOLINT: builds, not assigns
         return {{}, std::forward<V>(v)};
+    }
+
+    template <fixed_string T>
+    friend constexpr std::bool_constant<S.view() == T.view()> operator==(str, str<T>) {
+        return {};
+    }
+    template <fixed_string T>
+    friend constexpr std::bool_constant<S.view() != T.view()> operator!=(str, str<T>) {
+        return {};
     }
 };
 

@@ -1,0 +1,462 @@
+#pragma once
+// Python's dict as a heterogeneous compile-time container: compile-time keys, values of any type.
+//
+//   constexpr auto d = dict("lr"_s = 0.1, "epochs"_s = 10);     // {'lr': 0.1, 'epochs': 10}
+//   constexpr auto e = d.update("epochs"_s = 20, "seed"_s = 1);  // {'lr': 0.1, 'epochs': 20, 'seed': 1}
+//
+// Keys are compile-time str, int, float, bool or None, compared as Python hashes them: 1_c, 1.0_c
+// and True are one key. Every way of building a dict follows Python's order rule: a key keeps the
+// position of its first occurrence and takes the value of its last (construction, update, |,
+// fromkeys, setitem). Methods that mutate in Python return the new dict here, since a new key or a
+// value of another type changes the dict's type (MindSpore's graph mode does the same).
+
+#include <array>
+#include <boost/hana/at.hpp>
+#include <boost/hana/flatten.hpp>
+#include <boost/hana/size.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/unpack.hpp>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticpy/containers/iter.hpp"
+#include "staticpy/containers/list.hpp"
+#include "staticpy/core/constant.hpp"
+#include "staticpy/core/error.hpp"
+#include "staticpy/core/repr.hpp"
+#include "staticpy/core/value.hpp"
+
+namespace staticpy {
+
+template <class... Items>
+class dict_t;
+
+template <class... Items>
+struct python_kind<dict_t<Items...>> : std::integral_constant<kind, kind::dict> {};
+template <class... Items>
+struct is_compile_time<dict_t<Items...>>
+    : std::bool_constant<(is_compile_time<decltype(Items::value)>::value && ...)> {};
+
+template <class T>
+inline constexpr bool is_dict_v = false;
+template <class... Items>
+inline constexpr bool is_dict_v<dict_t<Items...>> = true;
+
+namespace detail {
+
+/// A key as Python hashes it: numbers by value (1 == 1.0 == True), str by text, None alone.
+struct key_id {
+    int category = 0;  // 0 number, 1 str, 3 None
+    long double number = 0;
+    std::string_view text{};
+    friend constexpr bool operator==(const key_id& a, const key_id& b) {
+        return a.category == b.category && a.number == b.number && a.text == b.text;
+    }
+};
+
+template <class K>
+constexpr key_id key_id_of() {
+    if constexpr (std::is_same_v<K, none_t>) return {3, 0, {}};
+    else return {sort_key_of<K>().category, sort_key_of<K>().number, sort_key_of<K>().text};
+}
+
+template <class K>
+struct bad_key {
+    static constexpr kind k = kind_v<K>;
+    static_assert(k != kind::integer, "staticpy: TypeError: The key should be a compile-time str, "
+                                      "int, float, bool or None, but got a run-time int (write 1_c)");
+    static_assert(k != kind::floating, "staticpy: TypeError: The key should be a compile-time str, "
+                                       "int, float, bool or None, but got a run-time float");
+    static_assert(k != kind::boolean, "staticpy: TypeError: The key should be a compile-time str, "
+                                      "int, float, bool or None, but got a run-time bool (write True)");
+    static_assert(k != kind::string, "staticpy: TypeError: The key should be a compile-time str, "
+                                     "int, float, bool or None, but got a run-time str (write \"k\"_s)");
+    static_assert(k != kind::list, "staticpy: TypeError: unhashable type: 'list'");
+    static_assert(k != kind::dict, "staticpy: TypeError: unhashable type: 'dict'");
+    static_assert(k != kind::tuple, "staticpy: TypeError: The key should be a compile-time str, "
+                                    "int, float, bool or None, but got a tuple");
+    static_assert(k != kind::other, "staticpy: TypeError: The key should be a compile-time str, "
+                                    "int, float, bool or None, but got another type");
+};
+
+template <class K>
+inline constexpr bool is_key_v = is_scalar_constant_v<K>;
+
+template <class T>
+struct bad_item {
+    static_assert(always_false<T>,
+                  "staticpy: TypeError: cannot convert dictionary update sequence element to a "
+                  "(key, value) pair; pass \"k\"_s = v, pair(k, v), std::pair or a 2-element "
+                  "std::tuple");
+};
+
+/// One (key, value) argument, in any of the forms dict accepts, as a staticpy::pair.
+template <class Arg>
+constexpr auto to_item(const Arg& arg) {
+    if constexpr (requires { arg.key; arg.value; }) {
+        return pair<std::remove_cvref_t<decltype(arg.key)>, std::remove_cvref_t<decltype(arg.value)>>{
+            arg.key, arg.value};
+    } else if constexpr (is_std_tuple<Arg>::value) {
+        if constexpr (std::tuple_size_v<Arg> == 2) {
+            return pair<std::tuple_element_t<0, Arg>, std::tuple_element_t<1, Arg>>{std::get<0>(arg),
+                                                                                    std::get<1>(arg)};
+        } else {
+            static_assert(std::tuple_size_v<Arg> == 2,
+                          "staticpy: ValueError: dictionary update sequence element has the wrong "
+                          "length; 2 is required");
+            return pair<none_t, none_t>{};
+        }
+    } else {
+        (void)bad_item<Arg>{};
+        return pair<none_t, none_t>{};
+    }
+}
+
+/// Where each distinct key first stands, and where it last stands: Python's order rule.
+template <std::size_t N>
+struct dedup_plan {
+    positions<N> first;  // result position r takes its key from first.index[r]
+    positions<N> last;   // ... and its value from last.index[r]
+};
+
+template <class... Ks>
+constexpr auto plan_dedup() {
+    constexpr std::size_t n = sizeof...(Ks);
+    constexpr std::array<key_id, n + 1> ids{key_id_of<Ks>()..., key_id{}};
+    dedup_plan<n> plan;
+    for (std::size_t i = 0; i < n; ++i) {
+        bool seen = false;
+        for (std::size_t j = 0; j < i; ++j) seen = seen || ids[j] == ids[i];
+        if (seen) continue;
+        std::size_t last = i;
+        for (std::size_t j = i + 1; j < n; ++j)
+            if (ids[j] == ids[i]) last = j;
+        plan.first.push(i);
+        plan.last.push(last);
+    }
+    return plan;
+}
+
+template <class Item>
+using key_of = std::remove_cvref_t<decltype(std::declval<Item>().key)>;
+template <class Item>
+using value_of = std::remove_cvref_t<decltype(std::declval<Item>().value)>;
+
+/// The dict of items (pairs), duplicates resolved as Python resolves them. The one mechanism
+/// behind construction, update, |, setitem and fromkeys.
+template <class... Items>
+constexpr auto dict_from_items(const hana::tuple<Items...>& items) {
+    if constexpr (!(is_key_v<key_of<Items>> && ...)) {
+        constexpr std::size_t bad = [] {
+            constexpr bool ok[] = {is_key_v<key_of<Items>>...};
+            std::size_t i = 0;
+            while (ok[i]) ++i;
+            return i;
+        }();
+        using K = key_of<std::remove_cvref_t<decltype(hana::at_c<bad>(items))>>;
+        (void)bad_key<K>{};
+        return None;
+    } else {
+        constexpr auto plan = plan_dedup<key_of<Items>...>();
+        return [&]<std::size_t... R>(std::index_sequence<R...>) {
+            return dict_t<pair<key_of<std::remove_cvref_t<decltype(hana::at_c<plan.first.index[R]>(items))>>,
+                               value_of<std::remove_cvref_t<decltype(hana::at_c<plan.last.index[R]>(items))>>>...>(
+                hana::make_tuple(
+                    pair<key_of<std::remove_cvref_t<decltype(hana::at_c<plan.first.index[R]>(items))>>,
+                         value_of<std::remove_cvref_t<decltype(hana::at_c<plan.last.index[R]>(items))>>>{
+                        {}, hana::at_c<plan.last.index[R]>(items).value}...));
+        }(std::make_index_sequence<plan.first.length>{});
+    }
+}
+
+/// The items of each argument: a dict gives its items, an iterable of pairs its elements, and
+/// a single pair (or "k"_s = v) itself.
+template <class Arg>
+constexpr auto items_of(const Arg& arg) {
+    if constexpr (is_dict_v<Arg>) {
+        return arg.entries;
+    } else if constexpr (is_list_v<Arg> || is_hana_tuple<Arg>::value) {
+        return hana::unpack(iter_elements(arg), [](const auto&... e) { return hana::make_tuple(to_item(e)...); });
+    } else {
+        return hana::make_tuple(to_item(arg));
+    }
+}
+
+template <class... Args>
+constexpr auto dict_from_args(const Args&... args) {
+    return dict_from_items(hana::flatten(hana::make_tuple(items_of(args)...)));
+}
+
+}  // namespace detail
+
+template <class... Items>
+class dict_t {
+public:
+    static constexpr std::size_t N = sizeof...(Items);
+
+    /// The (key, value) pairs in insertion order, as a hana::tuple of staticpy::pair.
+    hana::tuple<Items...> entries;
+
+    constexpr dict_t()
+        requires(std::is_default_constructible_v<Items> && ...)
+    = default;
+    constexpr explicit dict_t(hana::tuple<Items...> items) : entries(std::move(items)) {}
+
+    [[nodiscard]] static constexpr std::size_t size() { return N; }
+
+    // ---------------------------------------------------------------- lookup
+
+    /// d["k"_s]: a reference to the value; a compile error naming KeyError when absent.
+    template <class K>
+    constexpr const auto& operator[](const K&) const& {
+        return value_at<checked_position<K>()>(*this);
+    }
+    template <class K>
+    constexpr auto& operator[](const K&) & {
+        return value_at<checked_position<K>()>(*this);
+    }
+
+    /// d.get(k) is the value or None; d.get(k, default) the value or default.
+    template <class K, class D = none_t>
+    [[nodiscard]] constexpr auto get(const K&, const D& fallback = {}) const {
+        check_key<K>();
+        if constexpr (position_of<K>() == N) return fallback;
+        else return value_at<position_of<K>()>(*this);
+    }
+
+    /// k in d: compile-time for a compile-time key; a run-time str or number is looked up at
+    /// run time among the keys.
+    template <class K>
+    [[nodiscard]] constexpr auto contains(const K& k) const {
+        if constexpr (detail::is_key_v<K>) {
+            return bool_<(position_of<K>() < N)>{};
+        } else {
+            return unpack_positions([&](auto... i) {
+                return any_true(py_eq(key_at<decltype(i)::value>(), k)...);
+            });
+        }
+    }
+
+    /// The keys, values and (key, value) tuples, in insertion order, as lists.
+    [[nodiscard]] static constexpr auto keys() { return list<detail::key_of<Items>...>{}; }
+    [[nodiscard]] constexpr auto values() const {
+        return unpack_positions([&](auto... i) {
+            return list<detail::value_of<Items>...>(value_at<decltype(i)::value>(*this)...);
+        });
+    }
+    [[nodiscard]] constexpr auto items() const {
+        return unpack_positions([&](auto... i) {
+            return list<std::tuple<detail::key_of<Items>, detail::value_of<Items>>...>(
+                std::tuple(key_at<decltype(i)::value>(), value_at<decltype(i)::value>(*this))...);
+        });
+    }
+
+    // ---------------------------------------------------------------- Python's methods
+
+    /// Python's dict.fromkeys(iterable, value=None): every key from a list, tuple, dict (its
+    /// keys) or "str"_s (its characters), each with value; repeated keys collapse.
+    template <class Iterable, class V = none_t>
+    [[nodiscard]] static constexpr auto fromkeys(const Iterable& keys, const V& value = {}) {
+        return hana::unpack(iter_elements(keys), [&](const auto&... k) {
+            return detail::dict_from_items(hana::make_tuple(
+                pair<std::remove_cvref_t<decltype(k)>, V>{k, value}...));
+        });
+    }
+
+    /// Python's d.update(other, k=v, ...): other is a dict or an iterable of pairs; each
+    /// argument may also be a single pair or "k"_s = v. Returns the updated dict.
+    template <class... Args>
+    [[nodiscard]] constexpr auto update(const Args&... args) const {
+        return detail::dict_from_args(*this, args...);
+    }
+
+    /// Returns (new dict, value). Without a default, a missing key is a compile error (KeyError).
+    template <class K, class... D>
+    [[nodiscard]] constexpr auto pop(const K&, const D&... fallback) const {
+        static_assert(sizeof...(D) <= 1, "staticpy: TypeError: pop expected at most 2 arguments");
+        check_key<K>();
+        constexpr std::size_t p = position_of<K>();
+        if constexpr (p == N && sizeof...(D) == 1) {
+            return std::tuple(*this, fallback...);
+        } else {
+            static_assert(p < N || sizeof...(D) == 1, "staticpy: KeyError: pop of a key that is not in the dict");
+            if constexpr (p == N) return std::tuple(*this, None);
+            else return std::tuple(without<p>(), value_at<p>(*this));
+        }
+    }
+
+    /// Returns (new dict, (key, value)) for the last inserted item.
+    [[nodiscard]] constexpr auto popitem() const {
+        static_assert(N > 0, "staticpy: KeyError: 'popitem(): dictionary is empty'");
+        if constexpr (N == 0) return std::tuple(*this, None);
+        else return std::tuple(without<N - 1>(), std::tuple(key_at<N - 1>(), value_at<N - 1>(*this)));
+    }
+
+    /// Returns (new dict, value): the value of k, inserting k with default when it is absent.
+    template <class K, class D = none_t>
+    [[nodiscard]] constexpr auto setdefault(const K& k, const D& fallback = {}) const {
+        check_key<K>();
+        if constexpr (position_of<K>() < N) return std::tuple(*this, value_at<position_of<K>()>(*this));
+        else return std::tuple(update(pair<K, D>{k, fallback}), fallback);
+    }
+
+    [[nodiscard]] static constexpr dict_t<> clear() { return dict_t<>{}; }
+    [[nodiscard]] constexpr dict_t copy() const { return *this; }
+
+    /// Python's d[k] = v as a new dict: an existing key keeps its position, the value (and its
+    /// type) is replaced; a new key goes last. (d["k"_s] = v assigns in place, as C++ does.)
+    template <class K, class V>
+    [[nodiscard]] constexpr auto setitem(const K& k, const V& v) const {
+        return update(pair<K, V>{k, v});
+    }
+
+    /// Python's del d[k], as a new dict; KeyError when k is absent.
+    template <class K>
+    [[nodiscard]] constexpr auto delitem(const K&) const {
+        return without<checked_position<K>()>();
+    }
+
+    // ---------------------------------------------------------------- operators
+
+    /// d | e: the keys of d then e's new ones; e's values win.
+    template <class... Others>
+    [[nodiscard]] friend constexpr auto operator|(const dict_t& a, const dict_t<Others...>& b) {
+        return a.update(b);
+    }
+
+    /// d |= e works in place when it keeps d's type (no new key, same value types); otherwise
+    /// write d2 = d | e, since a C++ variable cannot change its type.
+    template <class... Others>
+    constexpr dict_t& operator|=(const dict_t<Others...>& other) {
+        using merged = decltype(update(other));
+        static_assert(std::is_same_v<merged, dict_t>,
+                      "staticpy: TypeError: d |= e would change the dict's type (a new key or a "
+                      "value of another type); write auto d2 = d | e");
+        if constexpr (std::is_same_v<merged, dict_t>) *this = update(other);
+        return *this;
+    }
+
+    /// Equal when both have the same keys, each with an equal value, whatever the order.
+    template <class... Others>
+    [[nodiscard]] friend constexpr auto operator==(const dict_t& a, const dict_t<Others...>& b) {
+        if constexpr (N != sizeof...(Others)) {
+            return std::false_type{};
+        } else {
+            return a.unpack_positions([&](auto... i) {
+                return all_true(a.template value_equal_in<decltype(i)::value>(b)...);
+            });
+        }
+    }
+    template <class... Others>
+    [[nodiscard]] friend constexpr auto operator!=(const dict_t& a, const dict_t<Others...>& b) {
+        return not_(a == b);
+    }
+
+    // ---------------------------------------------------------------- protocols
+
+    [[nodiscard]] constexpr auto py_iter() const {
+        return unpack_positions([&](auto... i) { return hana::make_tuple(key_at<decltype(i)::value>()...); });
+    }
+    [[nodiscard]] static constexpr auto py_bool() { return bool_<(N > 0)>{}; }
+
+    void repr_into(std::string& out) const {
+        out += '{';
+        unpack_positions([&](auto... i) {
+            ((out += (decltype(i)::value == 0 ? "" : ", "),
+              staticpy::repr_into(out, key_at<decltype(i)::value>()), out += ": ",
+              staticpy::repr_into(out, value_at<decltype(i)::value>(*this))),
+             ...);
+        });
+        out += '}';
+    }
+    friend std::ostream& operator<<(std::ostream& os, const dict_t& d) { return os << repr(d); }
+
+    /// Position of key K among the keys, N when absent.
+    template <class K>
+    static constexpr std::size_t position_of() {
+        if constexpr (!detail::is_key_v<K>) {
+            return N;
+        } else {
+            constexpr detail::key_id wanted = detail::key_id_of<K>();
+            constexpr std::array<detail::key_id, N + 1> ids{detail::key_id_of<detail::key_of<Items>>()..., wanted};
+            std::size_t p = 0;
+            while (!(ids[p] == wanted)) ++p;
+            return p;
+        }
+    }
+
+    template <std::size_t I>
+    [[nodiscard]] static constexpr auto key_at() {
+        return detail::key_of<std::remove_cvref_t<decltype(hana::at_c<I>(std::declval<hana::tuple<Items...>&>()))>>{};
+    }
+    template <std::size_t I, class Self>
+    static constexpr auto& value_at(Self& self) {
+        return hana::at_c<I>(self.entries).value;
+    }
+
+    template <class F>
+    constexpr decltype(auto) unpack_positions(F&& f) const {
+        return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+            return f(size_<I>{}...);
+        }(std::make_index_sequence<N>{});
+    }
+
+private:
+    template <class... Others>
+    friend class dict_t;
+
+    template <class K>
+    static constexpr void check_key() {
+        if constexpr (!detail::is_key_v<K>) (void)detail::bad_key<K>{};
+    }
+
+    template <class K>
+    static constexpr std::size_t checked_position() {
+        check_key<K>();
+        constexpr std::size_t p = position_of<K>();
+        static_assert(!detail::is_key_v<K> || p < N, "staticpy: KeyError: the key is not in the dict");
+        return p < N ? p : 0;
+    }
+
+    template <std::size_t P>
+    constexpr auto without() const {
+        return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
+            return dict_t<std::remove_cvref_t<decltype(hana::at_c<I>(entries))>...,
+                          std::remove_cvref_t<decltype(hana::at_c<P + 1 + J>(entries))>...>(
+                hana::make_tuple(hana::at_c<I>(entries)..., hana::at_c<P + 1 + J>(entries)...));
+        }(std::make_index_sequence<P>{}, std::make_index_sequence<N - P - 1>{});
+    }
+
+    /// Whether b holds the I-th key of *this with an equal value.
+    template <std::size_t I, class... Others>
+    constexpr auto value_equal_in(const dict_t<Others...>& b) const {
+        using K = decltype(key_at<I>());
+        constexpr std::size_t q = dict_t<Others...>::template position_of<K>();
+        if constexpr (q == sizeof...(Others)) return std::false_type{};
+        else return py_eq(value_at<I>(*this), dict_t<Others...>::template value_at<q>(b));
+    }
+};
+
+namespace detail {
+/// The `dict` object: called, it builds a dict; dict.fromkeys is Python's classmethod.
+struct dict_builder {
+    /// dict("lr"_s = 0.1, pair(1_c, "a"_s), std::pair{...}, other_dict, list_of_pairs...)
+    template <class... Args>
+    constexpr auto operator()(const Args&... args) const {
+        return dict_from_args(args...);
+    }
+    template <class Iterable, class V = none_t>
+    static constexpr auto fromkeys(const Iterable& keys, const V& value = {}) {
+        return dict_t<>::fromkeys(keys, value);
+    }
+};
+}  // namespace detail
+
+/// Python's dict: dict("lr"_s = 0.1, "epochs"_s = 10), dict.fromkeys(list("a"_s, "b"_s), 0).
+inline constexpr detail::dict_builder dict{};
+
+}  // namespace staticpy
