@@ -54,7 +54,12 @@ struct key_id {
     long double number = 0;
     std::string_view text{};
     friend constexpr bool operator==(const key_id& a, const key_id& b) {
-        return a.category == b.category && a.number == b.number && a.text == b.text;
+        // A NaN key is one key with itself: Python finds `nan` in {nan: 1} by identity, and a
+        // compile-time float_ is the same object wherever it is written. (NaN != NaN would also
+        // make every lookup of it run past the end of the key table.)
+        const bool same_number =
+            a.number == b.number || (a.number != a.number && b.number != b.number);
+        return a.category == b.category && same_number && a.text == b.text;
     }
 };
 
@@ -66,7 +71,7 @@ constexpr key_id key_id_of() {
 
 template <class K>
 struct bad_key {
-    static constexpr kind k = kind_v<K>;
+    static constexpr kind k = kind_v<std::decay_t<K>>;  // decay: "lr" (char[3]) is a run-time str
     static_assert(k != kind::integer, "staticpy: TypeError: The key should be a compile-time str, "
                                       "int, float, bool or None, but got a run-time int (write 1_c)");
     static_assert(k != kind::floating, "staticpy: TypeError: The key should be a compile-time str, "
@@ -86,12 +91,13 @@ struct bad_key {
 template <class K>
 inline constexpr bool is_key_v = is_scalar_constant_v<K>;
 
+// Python's text, less the element's index (#0), which a static_assert cannot format.
 template <class T>
 struct bad_item {
     static_assert(always_false<T>,
                   "staticpy: TypeError: cannot convert dictionary update sequence element to a "
-                  "(key, value) pair; pass \"k\"_s = v, pair(k, v), std::pair or a 2-element "
-                  "std::tuple");
+                  "sequence (an item is \"k\"_s = v, pair(k, v), std::pair or a 2-element "
+                  "std::tuple)");
 };
 
 /// One (key, value) argument, in any of the forms dict accepts, as a staticpy::pair.
@@ -181,6 +187,9 @@ constexpr auto items_of(const Arg& arg) {
         return arg.entries;
     } else if constexpr (is_list_v<Arg> || is_hana_tuple<Arg>::value) {
         return hana::unpack(iter_elements(arg), [](const auto&... e) { return hana::make_tuple(to_item(e)...); });
+    } else if constexpr (is_number_v<Arg> || std::is_same_v<Arg, none_t>) {
+        // dict(1) / d.update(1): Python's "'int' object is not iterable", not a pair error.
+        return iter_elements(arg);  // a compile error; the empty tuple it returns adds none
     } else {
         return hana::make_tuple(to_item(arg));
     }
@@ -193,6 +202,10 @@ constexpr auto dict_from_args(const Args&... args) {
 
 }  // namespace detail
 
+// Keys, items and dicts passed to the methods below are taken by value. Keys are empty types, so
+// this costs nothing; and clang 14 crashes (a segfault printing a "k"_s literal-operator-template
+// call) when a failed constant evaluation, which it tries on `auto e = d.pop("k"_s)` for a dict
+// holding a std::string, would name a reference bound to a "k"_s temporary in its note.
 template <class... Items>
 class dict_t {
 public:
@@ -212,17 +225,17 @@ public:
 
     /// d["k"_s]: a reference to the value; a compile error naming KeyError when absent.
     template <class K>
-    constexpr const auto& operator[](const K&) const& {
+    constexpr const auto& operator[](K) const& {
         return value_at<checked_position<K>()>(*this);
     }
     template <class K>
-    constexpr auto& operator[](const K&) & {
+    constexpr auto& operator[](K) & {
         return value_at<checked_position<K>()>(*this);
     }
 
     /// d.get(k) is the value or None; d.get(k, default) the value or default.
     template <class K, class D = none_t>
-    [[nodiscard]] constexpr auto get(const K&, const D& fallback = {}) const {
+    [[nodiscard]] constexpr auto get(K, const D& fallback = {}) const {
         check_key<K>();
         if constexpr (position_of<K>() == N) return fallback;
         else return value_at<position_of<K>()>(*this);
@@ -234,6 +247,13 @@ public:
     [[nodiscard]] constexpr auto contains(const K& k) const {
         if constexpr (detail::is_key_v<K>) {
             return bool_<(position_of<K>() < N)>{};
+        } else if constexpr (std::is_array_v<K> &&
+                             std::is_same_v<std::remove_cv_t<std::remove_extent_t<K>>, char>) {
+            // "lr" in d: a string literal binds as char[N], which is no str kind of its own.
+            return contains(std::string_view(k));
+        } else if constexpr (kind_v<K> == kind::list || kind_v<K> == kind::dict) {
+            (void)detail::bad_key<K>{};  // Python: [1] in d is a TypeError, not False
+            return std::false_type{};
         } else {
             return unpack_positions([&](auto... i) {
                 return any_true(py_eq(key_at<decltype(i)::value>(), k)...);
@@ -262,21 +282,22 @@ public:
     template <class Iterable, class V = none_t>
     [[nodiscard]] static constexpr auto fromkeys(const Iterable& keys, const V& value = {}) {
         return hana::unpack(iter_elements(keys), [&](const auto&... k) {
+            // decay_t: a string literal value is stored as const char*, as "k"_s = "text" does.
             return detail::dict_from_items(hana::make_tuple(
-                pair<std::remove_cvref_t<decltype(k)>, V>{k, value}...));
+                pair<std::remove_cvref_t<decltype(k)>, std::decay_t<const V&>>{k, value}...));
         });
     }
 
     /// Python's d.update(other, k=v, ...): other is a dict or an iterable of pairs; each
     /// argument may also be a single pair or "k"_s = v. Returns the updated dict.
     template <class... Args>
-    [[nodiscard]] constexpr auto update(const Args&... args) const {
+    [[nodiscard]] constexpr auto update(Args... args) const {
         return detail::dict_from_args(*this, args...);
     }
 
     /// Returns (new dict, value). Without a default, a missing key is a compile error (KeyError).
     template <class K, class... D>
-    [[nodiscard]] constexpr auto pop(const K&, const D&... fallback) const {
+    [[nodiscard]] constexpr auto pop(K, const D&... fallback) const {
         static_assert(sizeof...(D) <= 1, "staticpy: TypeError: pop expected at most 2 arguments");
         check_key<K>();
         constexpr std::size_t p = position_of<K>();
@@ -298,10 +319,10 @@ public:
 
     /// Returns (new dict, value): the value of k, inserting k with default when it is absent.
     template <class K, class D = none_t>
-    [[nodiscard]] constexpr auto setdefault(const K& k, const D& fallback = {}) const {
+    [[nodiscard]] constexpr auto setdefault(K k, const D& fallback = {}) const {
         check_key<K>();
         if constexpr (position_of<K>() < N) return std::tuple(*this, value_at<position_of<K>()>(*this));
-        else return std::tuple(update(pair<K, D>{k, fallback}), fallback);
+        else return std::tuple(update(pair<K, std::decay_t<const D&>>{k, fallback}), fallback);
     }
 
     [[nodiscard]] static constexpr dict_t<> clear() { return dict_t<>{}; }
@@ -310,13 +331,13 @@ public:
     /// Python's d[k] = v as a new dict: an existing key keeps its position, the value (and its
     /// type) is replaced; a new key goes last. (d["k"_s] = v assigns in place, as C++ does.)
     template <class K, class V>
-    [[nodiscard]] constexpr auto setitem(const K& k, const V& v) const {
-        return update(pair<K, V>{k, v});
+    [[nodiscard]] constexpr auto setitem(K k, const V& v) const {
+        return update(pair<K, std::decay_t<const V&>>{k, v});  // decay_t: "text" as const char*
     }
 
     /// Python's del d[k], as a new dict; KeyError when k is absent.
     template <class K>
-    [[nodiscard]] constexpr auto delitem(const K&) const {
+    [[nodiscard]] constexpr auto delitem(K) const {
         return without<checked_position<K>()>();
     }
 
@@ -324,14 +345,14 @@ public:
 
     /// d | e: the keys of d then e's new ones; e's values win.
     template <class... Others>
-    [[nodiscard]] friend constexpr auto operator|(const dict_t& a, const dict_t<Others...>& b) {
+    [[nodiscard]] friend constexpr auto operator|(const dict_t& a, dict_t<Others...> b) {
         return a.update(b);
     }
 
     /// d |= e works in place when it keeps d's type (no new key, same value types); otherwise
     /// write d2 = d | e, since a C++ variable cannot change its type.
     template <class... Others>
-    constexpr dict_t& operator|=(const dict_t<Others...>& other) {
+    constexpr dict_t& operator|=(dict_t<Others...> other) {
         using merged = decltype(update(other));
         static_assert(std::is_same_v<merged, dict_t>,
                       "staticpy: TypeError: d |= e would change the dict's type (a new key or a "
@@ -446,7 +467,7 @@ namespace detail {
 struct dict_builder {
     /// dict("lr"_s = 0.1, pair(1_c, "a"_s), std::pair{...}, other_dict, list_of_pairs...)
     template <class... Args>
-    constexpr auto operator()(const Args&... args) const {
+    constexpr auto operator()(Args... args) const {
         return dict_from_args(args...);
     }
     template <class Iterable, class V = none_t>

@@ -1,0 +1,13 @@
+// expect: staticpy: KeyError: the key is not in the dict
+// del d["missing"]: Python's KeyError.
+#include <staticpy/staticpy.hpp>
+
+using namespace staticpy::literals;
+
+int main() {
+    constexpr auto d = staticpy::dict("lr"_s = 0.1, "epochs"_s = 10);
+    (void)d.delitem("lr"_s);
+#if STATICPY_EXPECT_FAIL
+    (void)d.delitem("missing"_s);
+#endif
+}

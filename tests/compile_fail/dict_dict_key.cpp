@@ -1,0 +1,13 @@
+// expect: staticpy: TypeError: unhashable type: 'dict'
+// d.pop({}) : a dict is no key either.
+#include <staticpy/staticpy.hpp>
+
+using namespace staticpy::literals;
+
+int main() {
+    constexpr auto d = staticpy::dict("a"_s = 1);
+    (void)d.pop("a"_s);
+#if STATICPY_EXPECT_FAIL
+    (void)d.pop(staticpy::dict(), 0);
+#endif
+}

@@ -1,0 +1,12 @@
+// expect: staticpy: TypeError: 'float' object is not iterable
+// dict.fromkeys(2.5, 0): Python's TypeError, word for word.
+#include <staticpy/staticpy.hpp>
+
+using namespace staticpy::literals;
+
+int main() {
+    (void)staticpy::dict.fromkeys(staticpy::list(2.5_c), 0);
+#if STATICPY_EXPECT_FAIL
+    (void)staticpy::dict.fromkeys(2.5_c, 0);
+#endif
+}

@@ -1,0 +1,13 @@
+// expect: staticpy: KeyError: the key is not in the dict
+// d["missing"] on a dict without that key: Python's KeyError, at compile time.
+#include <staticpy/staticpy.hpp>
+
+using namespace staticpy::literals;
+
+int main() {
+    constexpr auto d = staticpy::dict("lr"_s = 0.1, "epochs"_s = 10);
+    (void)d["lr"_s];
+#if STATICPY_EXPECT_FAIL
+    (void)d["missing"_s];
+#endif
+}

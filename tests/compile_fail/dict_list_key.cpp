@@ -1,0 +1,12 @@
+// expect: staticpy: TypeError: unhashable type: 'list'
+// {[1]: 'a'}: Python's TypeError, word for word.
+#include <staticpy/staticpy.hpp>
+
+using namespace staticpy::literals;
+
+int main() {
+    (void)staticpy::dict(staticpy::pair(1_c, "a"_s));
+#if STATICPY_EXPECT_FAIL
+    (void)staticpy::dict(staticpy::pair(staticpy::list(1_c), "a"_s));
+#endif
+}

@@ -1,0 +1,14 @@
+// expect: staticpy: KeyError: 'popitem(): dictionary is empty'
+// {}.popitem(): Python's KeyError, word for word.
+#include <staticpy/staticpy.hpp>
+
+using namespace staticpy::literals;
+
+int main() {
+    constexpr auto one = staticpy::dict("a"_s = 1);
+    constexpr auto empty = std::get<0>(one.popitem());
+    static_assert(staticpy::len(empty) == 0);
+#if STATICPY_EXPECT_FAIL
+    (void)empty.popitem();
+#endif
+}

@@ -1,0 +1,13 @@
+// expect: staticpy: ValueError: dictionary update sequence element has the wrong length; 2 is required
+// dict([(1, 2, 3)]): Python's "dictionary update sequence element #0 has length 3; 2 is
+// required" (a static_assert cannot format the index and length).
+#include <staticpy/staticpy.hpp>
+
+using namespace staticpy::literals;
+
+int main() {
+    (void)staticpy::dict(std::tuple(1_c, 2));
+#if STATICPY_EXPECT_FAIL
+    (void)staticpy::dict(std::tuple(1_c, 2, 3));
+#endif
+}
