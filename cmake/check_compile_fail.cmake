@@ -109,6 +109,8 @@ string(REGEX MATCH "[^\n]*[ :]error:[^\n]*" _error_line "${_log}")
 if(_error_line STREQUAL "")
     string(REGEX MATCH "[^\n]*error[^\n]*" _error_line "${_log}")
 endif()
+# clang quotes the message, escaping the quotes inside it (\"tuple\"): compare the text as written.
+string(REPLACE "\\\"" "\"" _error_line "${_error_line}")
 string(FIND "${_error_line}" "${_expected}" _pos)
 if(_pos EQUAL -1)
     message("command: ${_cmd_text}\n"

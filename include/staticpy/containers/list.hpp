@@ -6,8 +6,8 @@
 //
 // Where Python mutates a list in place, the element types may change, so staticpy returns the new
 // list instead (MindSpore's graph mode does the same): `l2 = l.append(x)`. Positions, lengths and
-// the results of count/index/in/== over compile-time elements are compile-time (hana::size_t,
-// hana::bool_). Run-time values may sit in a list; then value-dependent methods run at run time,
+// the results of count/index/in/== over compile-time elements are compile-time
+// (std::integral_constant, std::bool_constant). Run-time values may sit in a list; then value-dependent methods run at run time,
 // and a method whose result type would depend on a run-time value works only where that type is
 // the same whatever the value (a list whose elements share one type), else it is a compile error.
 
@@ -96,6 +96,8 @@ template <class... Ts>
 inline constexpr bool all_same_v =
     (std::is_same_v<typename first_type<Ts...>::type, Ts> && ... && true);
 
+// Python names the offending type in these messages; one static_assert per kind, as a
+// static_assert's text cannot be computed. Only the one that matches fires.
 template <class T>
 struct bad_list_index {
     static constexpr kind k = kind_v<T>;
@@ -105,8 +107,13 @@ struct bad_list_index {
                   "staticpy: TypeError: list indices must be integers or slices, not str");
     static_assert(k != kind::none,
                   "staticpy: TypeError: list indices must be integers or slices, not NoneType");
-    static_assert(k == kind::floating || k == kind::string || k == kind::none,
-                  "staticpy: TypeError: list indices must be integers or slices");
+    static_assert(k != kind::list,
+                  "staticpy: TypeError: list indices must be integers or slices, not list");
+    static_assert(k != kind::tuple,
+                  "staticpy: TypeError: list indices must be integers or slices, not tuple");
+    static_assert(k != kind::dict,
+                  "staticpy: TypeError: list indices must be integers or slices, not dict");
+    static_assert(k != kind::other, "staticpy: TypeError: list indices must be integers or slices");
 };
 
 template <class T>
@@ -118,12 +125,16 @@ struct bad_repeat_count {
                   "staticpy: TypeError: can't multiply sequence by non-int of type 'str'");
     static_assert(k != kind::list,
                   "staticpy: TypeError: can't multiply sequence by non-int of type 'list'");
+    static_assert(k != kind::tuple,
+                  "staticpy: TypeError: can't multiply sequence by non-int of type 'tuple'");
+    static_assert(k != kind::dict,
+                  "staticpy: TypeError: can't multiply sequence by non-int of type 'dict'");
+    static_assert(k != kind::none,
+                  "staticpy: TypeError: can't multiply sequence by non-int of type 'NoneType'");
     static_assert(k != kind::integer && k != kind::boolean,
                   "staticpy: TypeError: a list can only be repeated a compile-time number of "
                   "times (write 3_c, not 3)");
-    static_assert(k == kind::floating || k == kind::string || k == kind::list ||
-                      k == kind::integer || k == kind::boolean,
-                  "staticpy: TypeError: can't multiply sequence by non-int");
+    static_assert(k != kind::other, "staticpy: TypeError: can't multiply sequence by non-int");
 };
 
 template <class T>
@@ -133,7 +144,17 @@ struct bad_concatenation {
                   "staticpy: TypeError: can only concatenate list (not \"tuple\") to list");
     static_assert(k != kind::string,
                   "staticpy: TypeError: can only concatenate list (not \"str\") to list");
-    static_assert(k == kind::tuple || k == kind::string,
+    static_assert(k != kind::integer,
+                  "staticpy: TypeError: can only concatenate list (not \"int\") to list");
+    static_assert(k != kind::floating,
+                  "staticpy: TypeError: can only concatenate list (not \"float\") to list");
+    static_assert(k != kind::boolean,
+                  "staticpy: TypeError: can only concatenate list (not \"bool\") to list");
+    static_assert(k != kind::none,
+                  "staticpy: TypeError: can only concatenate list (not \"NoneType\") to list");
+    static_assert(k != kind::dict,
+                  "staticpy: TypeError: can only concatenate list (not \"dict\") to list");
+    static_assert(k != kind::other,
                   "staticpy: TypeError: can only concatenate list (not another type) to list");
 };
 
@@ -151,17 +172,9 @@ constexpr long long normalize_index(long long i, std::size_t n) {
     return i < 0 || i >= size ? -1 : i;
 }
 
-/// Python's clamping of list.insert's position.
-constexpr std::size_t clamp_insert(long long i, std::size_t n) {
-    const auto size = static_cast<long long>(n);
-    if (i < 0) i += size;
-    if (i < 0) i = 0;
-    if (i > size) i = size;
-    return static_cast<std::size_t>(i);
-}
-
-/// Python's clamping of list.index's start and stop.
-constexpr std::size_t clamp_bound(long long i, std::size_t n) {
+/// Python's clamping of a position into [0, n]: list.insert's position, list.index's start and
+/// stop (negative counts from the end; beyond either end sticks to it).
+constexpr std::size_t clamp_position(long long i, std::size_t n) {
     const auto size = static_cast<long long>(n);
     if (i < 0) i += size;
     if (i < 0) i = 0;
@@ -356,14 +369,14 @@ public:
     template <class Index, class X>
     [[nodiscard]] constexpr auto insert(const Index& i, X x) const {
         if constexpr (detail::is_index_constant_v<Index>) {
-            constexpr std::size_t p = detail::clamp_insert(Index::value, N);
+            constexpr std::size_t p = detail::clamp_position(Index::value, N);
             return splice<p, p>(list<X>(std::move(x)));
         } else if constexpr (std::is_integral_v<Index>) {
             if constexpr (!detail::all_same_v<Ts..., X>) {
                 (void)detail::runtime_index_on_mixed_list<X>{};
                 return *this;
             } else {
-                const std::size_t p = detail::clamp_insert(static_cast<long long>(i), N);
+                const std::size_t p = detail::clamp_position(static_cast<long long>(i), N);
                 return select_runtime<N + 1>(p, [&](auto P) {
                     return splice<decltype(P)::value, decltype(P)::value>(list<X>(x));
                 });
@@ -395,11 +408,17 @@ public:
                 using result_t = decltype(without<first>());
                 std::optional<result_t> result;
                 [&]<std::size_t... I>(std::index_sequence<I...>) {
-                    ((I >= first && I <= last && !result &&
-                      ((I == last && status[last] == 1) || detail::as_bool(py_eq(at<I>(), x)))
-                          ? (void)result.emplace(without<I>())
-                          : void()),
-                     ...);
+                    // Only the candidates are instantiated: removing an element outside
+                    // [first, last] gives a list of another type than result_t.
+                    (
+                        [&] {
+                            if constexpr (I >= first && I <= last) {
+                                if (!result && ((I == last && status[last] == 1) ||
+                                                detail::as_bool(py_eq(at<I>(), x))))
+                                    result.emplace(without<I>());
+                            }
+                        }(),
+                        ...);
                 }(std::make_index_sequence<N>{});
                 if (!result) throw ValueError("list.remove(x): x not in list");
                 return *result;
@@ -418,11 +437,15 @@ public:
             if constexpr (N == 0 || p < 0) return std::tuple(*this, None);
             else return std::tuple(without<static_cast<std::size_t>(p)>(), at<static_cast<std::size_t>(p)>());
         } else if constexpr (std::is_integral_v<Index>) {
-            if constexpr (!detail::all_same_v<Ts...>) {
+            if constexpr (N == 0) {
+                // Whatever the index, an empty list has nothing to pop: known at compile time
+                // (and there is no element type to return).
+                static_assert(N > 0, "staticpy: IndexError: pop from empty list");
+                return std::tuple(*this, None);
+            } else if constexpr (!detail::all_same_v<Ts...>) {
                 (void)detail::runtime_index_on_mixed_list<Index>{};
                 return std::tuple(*this, None);
             } else {
-                if (N == 0) throw IndexError("pop from empty list");
                 const long long p = detail::normalize_index(static_cast<long long>(i), N);
                 if (p < 0) throw IndexError("pop index out of range");
                 return select_runtime<N>(static_cast<std::size_t>(p), [&](auto P) {
@@ -450,9 +473,9 @@ public:
             (std::is_same_v<Start, none_t> || detail::is_index_constant_v<Start>)&&(
                 std::is_same_v<Stop, none_t> || detail::is_index_constant_v<Stop>);
         if constexpr (static_bounds) {
-            constexpr std::size_t lo = detail::clamp_bound(detail::bound_value(Start{}, 0), N);
+            constexpr std::size_t lo = detail::clamp_position(detail::bound_value(Start{}, 0), N);
             constexpr std::size_t hi =
-                detail::clamp_bound(detail::bound_value(Stop{}, static_cast<long long>(N)), N);
+                detail::clamp_position(detail::bound_value(Stop{}, static_cast<long long>(N)), N);
             constexpr std::array<int, N + 1> status{detail::eq_status<decltype(py_eq(std::declval<Ts>(), x))>..., 0};
             constexpr std::size_t first = first_match(status, lo, hi);
             if constexpr (first == N || first >= hi) {
@@ -468,8 +491,8 @@ public:
                           "staticpy: TypeError: slice indices must be integers or None");
             static_assert(std::is_same_v<Stop, none_t> || std::is_integral_v<Stop>,
                           "staticpy: TypeError: slice indices must be integers or None");
-            return find_runtime(x, detail::clamp_bound(detail::bound_value(start, 0), N),
-                                detail::clamp_bound(detail::bound_value(stop, static_cast<long long>(N)), N));
+            return find_runtime(x, detail::clamp_position(detail::bound_value(start, 0), N),
+                                detail::clamp_position(detail::bound_value(stop, static_cast<long long>(N)), N));
         }
     }
 
@@ -521,10 +544,46 @@ public:
         return unpack_indices([&](auto... i) { return pick(std::index_sequence<(N - 1 - decltype(i)::value)...>{}); });
     }
 
-    /// Python's l[i] = v as a new list whose i-th element is v (its type may change).
+    /// Python's l[i] = v as a new list whose i-th element is v (its type may change), and
+    /// l[a:b:c] = iterable: a simple slice (no step, or 1) takes any number of elements, an
+    /// extended one exactly as many as it selects.
     template <class Index, class V>
     [[nodiscard]] constexpr auto setitem(const Index& i, V v) const {
-        if constexpr (detail::is_index_constant_v<Index>) {
+        if constexpr (is_slice_v<Index>) {
+            static_assert(detail::is_iterable_v<V>,
+                          "staticpy: TypeError: can only assign an iterable");
+            const auto values = list_from(iter_elements(v));
+            constexpr std::size_t M = decltype(values)::N;
+            constexpr bool simple = detail::bound_value(decltype(Index::step){}, 1) == 1;
+            constexpr auto selected = slice_positions<Index>();
+            static_assert(simple || selected.length == M,
+                          "staticpy: ValueError: attempt to assign sequence of another size to "
+                          "extended slice");
+            // Positions into concat(*this, values): k < N is an old element, N + j a new one.
+            constexpr auto order = [&] {
+                detail::positions<N + M> out;
+                if constexpr (simple) {
+                    const std::size_t lo = detail::clamp_position(
+                        detail::bound_value(decltype(Index::start){}, 0), N);
+                    const std::size_t hi = std::max(
+                        lo, detail::clamp_position(detail::bound_value(decltype(Index::stop){},
+                                                                    static_cast<long long>(N)),
+                                                N));
+                    for (std::size_t k = 0; k < lo; ++k) out.push(k);
+                    for (std::size_t j = 0; j < M; ++j) out.push(N + j);
+                    for (std::size_t k = hi; k < N; ++k) out.push(k);
+                } else if (selected.length == M) {
+                    for (std::size_t k = 0; k < N; ++k) {
+                        std::size_t from = k;
+                        for (std::size_t j = 0; j < M; ++j)
+                            if (selected.index[j] == k) from = N + j;
+                        out.push(from);
+                    }
+                }
+                return out;
+            }();
+            return concat(*this, values).template pick_positions<order>();
+        } else if constexpr (detail::is_index_constant_v<Index>) {
             constexpr long long p = detail::normalize_index(Index::value, N);
             static_assert(p >= 0, "staticpy: IndexError: list assignment index out of range");
             if constexpr (p < 0) return *this;
@@ -534,8 +593,11 @@ public:
                 (void)detail::runtime_index_on_mixed_list<V>{};
                 return *this;
             } else {
+                // Checked here for Python's text: l[i] would say "list index out of range".
+                const long long p = detail::normalize_index(static_cast<long long>(i), N);
+                if (p < 0) throw IndexError("list assignment index out of range");
                 list result = *this;
-                result[i] = std::move(v);
+                result[p] = std::move(v);
                 return result;
             }
         } else {
@@ -565,7 +627,11 @@ public:
             if constexpr (p < 0) return *this;
             else return without<static_cast<std::size_t>(p)>();
         } else if constexpr (std::is_integral_v<Index>) {
-            if constexpr (!detail::all_same_v<Ts...>) {
+            if constexpr (N == 0) {
+                // Every position of an empty list is out of range: known at compile time.
+                static_assert(N > 0, "staticpy: IndexError: list assignment index out of range");
+                return *this;
+            } else if constexpr (!detail::all_same_v<Ts...>) {
                 (void)detail::runtime_index_on_mixed_list<Index>{};
                 return *this;
             } else {
@@ -749,11 +815,17 @@ private:
             if (status[i] != 0) return i;
         return N;
     }
+    /// The first sure match in [lo, hi), else the last possible one (lo - 1 when none is).
     static constexpr std::size_t first_static_true(const std::array<int, N + 1>& status,
                                                    std::size_t lo, std::size_t hi) {
-        for (std::size_t i = lo; i < hi; ++i)
+        // Not simply hi - 1: a trailing element that can never match (a str after run-time
+        // floats) is no candidate, and its type must not count against the others'.
+        std::size_t last = lo - 1;
+        for (std::size_t i = lo; i < hi; ++i) {
             if (status[i] == 1) return i;
-        return hi - 1;  // no sure match: the last candidate is the last element
+            if (status[i] == 2) last = i;
+        }
+        return last;
     }
     /// Whether positions lo..hi all hold one type.
     static constexpr bool same_types_between(std::size_t lo, std::size_t hi) {
@@ -831,10 +903,18 @@ private:
         unpack_indices([&](auto... i) { ((values[decltype(i)::value] = at<decltype(i)::value>()), ...); });
         std::array<std::size_t, N> order{};
         for (std::size_t k = 0; k < N; ++k) order[k] = k;
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        auto less = [&](std::size_t a, std::size_t b) {
             return reverse ? detail::as_bool(py_lt(key(values[b]), key(values[a])))
                            : detail::as_bool(py_lt(key(values[a]), key(values[b])));
-        });
+        };
+        // Insertion sort rather than std::stable_sort, which is not constexpr: stable, as
+        // Python's sort, and N is a list's (small, compile-time) length.
+        for (std::size_t i = 1; i < N; ++i) {
+            const std::size_t current = order[i];
+            std::size_t j = i;
+            for (; j > 0 && less(current, order[j - 1]); --j) order[j] = order[j - 1];
+            order[j] = current;
+        }
         list result = *this;
         unpack_indices([&](auto... i) { ((result.template at<decltype(i)::value>() = values[order[decltype(i)::value]]), ...); });
         return result;
@@ -872,7 +952,11 @@ private:
             if constexpr (p < 0) return None;
             else return (hana::at_c<static_cast<std::size_t>(p)>(self.elements));
         } else if constexpr (std::is_integral_v<Index> && !std::is_same_v<Index, char>) {
-            if constexpr (!detail::all_same_v<Ts...> || N == 0) {
+            if constexpr (N == 0) {
+                // Every position of an empty list is out of range: known at compile time.
+                static_assert(N > 0, "staticpy: IndexError: list index out of range");
+                return None;
+            } else if constexpr (!detail::all_same_v<Ts...>) {
                 (void)detail::runtime_index_on_mixed_list<Index>{};
                 return None;
             } else {
@@ -964,8 +1048,11 @@ constexpr auto zip_row(const Tuples&... ts) {
 /// Python's zip: tuples of the i-th elements, as long as the shortest iterable.
 template <class... Iterables>
 constexpr auto zip(const Iterables&... iterables) {
-    static_assert(sizeof...(Iterables) > 0, "staticpy: TypeError: zip() needs at least one iterable");
-    constexpr std::size_t n = std::min({decltype(hana::size(iter_elements(iterables)))::value...});
+    // Python's zip() of nothing is empty (std::min needs at least one length).
+    constexpr std::size_t n = [] {
+        if constexpr (sizeof...(Iterables) == 0) return std::size_t{0};
+        else return std::min({decltype(hana::size(iter_elements(std::declval<const Iterables&>())))::value...});
+    }();
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
         return list(detail::zip_row<I>(iter_elements(iterables)...)...);
     }(std::make_index_sequence<n>{});
@@ -1044,11 +1131,37 @@ constexpr auto reversed(const Iterable& iterable) {
     return to_list(iterable).reverse();
 }
 
-/// x in iterable.
+namespace detail {
+/// Whether part occurs in text. By index rather than string_view::find, whose pointer test
+/// g++ -fsanitize=undefined cannot evaluate in a constant expression.
+constexpr bool has_substring(std::string_view text, std::string_view part) {
+    for (std::size_t i = 0; i + part.size() <= text.size(); ++i) {
+        std::size_t k = 0;
+        while (k < part.size() && text[i + k] == part[k]) ++k;
+        if (k == part.size()) return true;
+    }
+    return false;
+}
+}  // namespace detail
+
+/// x in iterable. For a str, Python's `in` is a substring test: "ab"_s in "cab"_s.
 template <class X, class Iterable>
 constexpr auto in(const X& x, const Iterable& iterable) {
-    if constexpr (requires { iterable.contains(x); }) return iterable.contains(x);
-    else return to_list(iterable).contains(x);
+    using I = std::remove_cvref_t<Iterable>;
+    using XT = std::remove_cvref_t<X>;
+    if constexpr (kind_v<I> == kind::string) {
+        static_assert(kind_v<XT> == kind::string,
+                      "staticpy: TypeError: 'in <string>' requires string as left operand");
+        if constexpr (is_str_constant_v<I> && is_str_constant_v<XT>)
+            return bool_<detail::has_substring(I::value, XT::value)>{};
+        else
+            return detail::has_substring(std::string_view(detail::scalar_of(iterable)),
+                                         std::string_view(detail::scalar_of(x)));
+    } else if constexpr (requires { iterable.contains(x); }) {
+        return iterable.contains(x);
+    } else {
+        return to_list(iterable).contains(x);
+    }
 }
 
 // ------------------------------------------------------------------- conversions
@@ -1060,9 +1173,27 @@ constexpr std::tuple<Ts...> to_tuple(const list<Ts...>& l) {
 }
 
 namespace detail {
-template <class... Ts>
-concept have_common_type = requires { typename std::common_type<decltype(scalar_of(std::declval<const Ts&>()))...>::type; };
+/// An element as an array stores it: a compile-time scalar as its value (a str constant's view is
+/// of static storage), anything else as itself. Not scalar_of, whose views of a std::string or a
+/// char point into the list, and would dangle once a temporary list is gone.
+template <class T>
+constexpr auto array_value_of(const T& x) {
+    if constexpr (is_scalar_constant_v<T> && !std::is_same_v<T, none_t>) return scalar_of(x);
+    else return x;
 }
+template <class... Ts>
+concept have_common_type = requires {
+    typename std::common_type<decltype(array_value_of(std::declval<const Ts&>()))...>::type;
+};
+template <class... Ts>
+struct array_element {
+    using common = std::common_type_t<decltype(array_value_of(std::declval<const Ts&>()))...>;
+    // "a"_s beside a std::string: own the text rather than view a copy.
+    using type = std::conditional_t<std::is_same_v<common, std::string_view> &&
+                                        (std::is_same_v<Ts, std::string> || ...),
+                                    std::string, common>;
+};
+}  // namespace detail
 
 /// A std::array of the elements' common type (compile-time scalars become their values).
 template <class... Ts>
@@ -1074,9 +1205,9 @@ constexpr auto to_array(const list<Ts...>& l) {
                       "staticpy: TypeError: the list's elements have no common type for a std::array");
         return std::array<int, 0>{};
     } else {
-        using T = std::common_type_t<decltype(detail::scalar_of(std::declval<const Ts&>()))...>;
+        using T = typename detail::array_element<Ts...>::type;
         return hana::unpack(l.elements, [](const auto&... e) {
-            return std::array<T, sizeof...(Ts)>{static_cast<T>(detail::scalar_of(e))...};
+            return std::array<T, sizeof...(Ts)>{static_cast<T>(detail::array_value_of(e))...};
         });
     }
 }

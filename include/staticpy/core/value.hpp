@@ -30,9 +30,13 @@ namespace detail {
 template <class T>
 inline constexpr bool is_char_v = std::is_same_v<T, char>;
 template <class T>
+inline constexpr bool is_char_array_v =
+    std::is_array_v<T> && std::is_same_v<std::remove_cv_t<std::remove_extent_t<T>>, char>;
+template <class T>
 inline constexpr bool is_runtime_string_v =
-    is_char_v<T> || std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> ||
-    std::is_same_v<T, const char*> || std::is_same_v<T, char*>;
+    is_char_v<T> || is_char_array_v<T> || std::is_same_v<T, std::string> ||
+    std::is_same_v<T, std::string_view> || std::is_same_v<T, const char*> ||
+    std::is_same_v<T, char*>;
 template <class T>
 struct is_std_tuple : std::false_type {};
 template <class... Ts>
@@ -100,6 +104,17 @@ template <class T>
 inline constexpr bool is_static_bool_v = is_bool_constant_v<std::remove_cvref_t<T>>;
 
 namespace detail {
+// Separate traits because `is_static_bool_v<B> && B::value` is ill-formed for a plain bool: && does
+// not stop the substitution of B::value.
+template <class B, bool = is_static_bool_v<B>>
+inline constexpr bool is_static_true_v = false;
+template <class B>
+inline constexpr bool is_static_true_v<B, true> = std::remove_cvref_t<B>::value;
+template <class B, bool = is_static_bool_v<B>>
+inline constexpr bool is_static_false_v = false;
+template <class B>
+inline constexpr bool is_static_false_v<B, true> = !std::remove_cvref_t<B>::value;
+
 template <class T>
 constexpr bool as_bool(const T& b) {
     if constexpr (is_static_bool_v<T>) return T::value;
@@ -110,7 +125,7 @@ constexpr bool as_bool(const T& b) {
 /// all() over results that may each be compile-time or run-time.
 template <class... Bs>
 constexpr auto all_true(const Bs&... bs) {
-    if constexpr (((is_static_bool_v<Bs> && !std::remove_cvref_t<Bs>::value) || ...))
+    if constexpr ((detail::is_static_false_v<Bs> || ...))
         return std::false_type{};
     else if constexpr ((is_static_bool_v<Bs> && ...))
         return std::true_type{};
@@ -121,7 +136,7 @@ constexpr auto all_true(const Bs&... bs) {
 /// any() over results that may each be compile-time or run-time.
 template <class... Bs>
 constexpr auto any_true(const Bs&... bs) {
-    if constexpr (((is_static_bool_v<Bs> && std::remove_cvref_t<Bs>::value) || ...))
+    if constexpr ((detail::is_static_true_v<Bs> || ...))
         return std::true_type{};
     else if constexpr ((is_static_bool_v<Bs> && ...))
         return std::false_type{};
@@ -155,8 +170,9 @@ constexpr auto scalar_of(const T& x) {
         return T::value;
     else if constexpr (is_str_constant_v<T>) return T::value;
     else if constexpr (is_char_v<T>) return std::string_view(&x, 1);
-    else if constexpr (std::is_same_v<T, const char*> || std::is_same_v<T, char*>)
-        return std::string_view(x);
+    else if constexpr (std::is_same_v<T, const char*> || std::is_same_v<T, char*> ||
+                       is_char_array_v<T>)
+        return std::string_view(x);  // a string literal ends at its NUL
     else if constexpr (std::is_same_v<T, std::string>) return std::string_view(x);
     else return x;
 }
@@ -195,7 +211,16 @@ constexpr auto py_eq(const A& a, const B& b) {
     using TB = std::remove_cvref_t<B>;
     constexpr kind ka = kind_v<TA>;
     constexpr kind kb = kind_v<TB>;
-    if constexpr (is_compile_time_v<TA> && is_compile_time_v<TB>) {
+    if constexpr (detail::is_std_tuple<TA>::value && detail::is_std_tuple<TB>::value) {
+        // Python compares tuples element by element with its own ==: (1, 2) == (1.0, 2) and
+        // (1,) != ('a',). std::tuple's == would not even compile for the latter.
+        if constexpr (std::tuple_size_v<TA> != std::tuple_size_v<TB>)
+            return std::false_type{};
+        else
+            return [&]<std::size_t... I>(std::index_sequence<I...>) {
+                return all_true(py_eq(std::get<I>(a), std::get<I>(b))...);
+            }(std::make_index_sequence<std::tuple_size_v<TA>>{});
+    } else if constexpr (is_compile_time_v<TA> && is_compile_time_v<TB>) {
         // Evaluate on default-constructed operands: their value is their type.
         if constexpr (is_number_v<TA> && is_number_v<TB>)
             return bool_<detail::number_eq(TA::value, TB::value)>{};

@@ -1,0 +1,14 @@
+// expect: staticpy: ValueError: list.index(x): x not in list
+// Python 3.14: [1, 2].index(3) (3.11-3.13 say "3 is not in list")
+#include <staticpy/containers/list.hpp>
+
+using namespace staticpy;
+using namespace staticpy::literals;
+
+int main() {
+    constexpr auto xs = list(1_c, 2_c);
+    (void)xs.index(2_c);
+#if STATICPY_EXPECT_FAIL
+    (void)xs.index(3_c);
+#endif
+}

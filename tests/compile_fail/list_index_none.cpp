@@ -1,0 +1,14 @@
+// expect: staticpy: TypeError: list indices must be integers or slices, not NoneType
+// Python: [1, 2][None]
+#include <staticpy/containers/list.hpp>
+
+using namespace staticpy;
+using namespace staticpy::literals;
+
+int main() {
+    constexpr auto xs = list(1_c, 2_c);
+    (void)xs[0_c];
+#if STATICPY_EXPECT_FAIL
+    (void)xs[None];
+#endif
+}
