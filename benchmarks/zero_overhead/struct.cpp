@@ -1,0 +1,7 @@
+// One translation unit per variant, each exporting the same symbol, so that zero_overhead.sh can
+// compare their machine code line by line.
+#include "chain_struct.hpp"
+
+extern "C" double zo_chain(double lr, long long epochs, double momentum, double grad) {
+    return zo::struct_chain(lr, epochs, momentum, grad);
+}
