@@ -58,7 +58,7 @@ ARGC = 1
 
 PRELUDES = {
     "staticpy": """\
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/dict.hpp>
 using namespace staticpy::literals;
 using staticpy::int_c;
 """,

@@ -5,10 +5,13 @@
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
 #include "staticpy/core/fixed_string.hpp"
+#include "staticpy/core/print.hpp"
 #include "staticpy/core/repr.hpp"
 #include "staticpy/core/value.hpp"
 
+#include "staticpy/containers/convert.hpp"
 #include "staticpy/containers/dict.hpp"
 #include "staticpy/containers/iter.hpp"
 #include "staticpy/containers/list.hpp"
 #include "staticpy/containers/slice.hpp"
+

@@ -2,7 +2,7 @@
 // 1 and 'a' have no common C++ type.
 #include <string>
 
-#include <staticpy/containers/list.hpp>
+#include <staticpy/containers/convert.hpp>
 using namespace staticpy;
 using namespace staticpy::literals;
 

@@ -13,6 +13,7 @@
 #include <boost/hana/tuple.hpp>
 #include <catch2/catch.hpp>
 
+#include <staticpy/containers/convert.hpp>
 #include <staticpy/containers/list.hpp>
 
 using namespace staticpy;

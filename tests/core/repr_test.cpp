@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <staticpy/containers/list.hpp>
+#include <staticpy/core/print.hpp>
 #include <staticpy/core/repr.hpp>
 
 using namespace staticpy;

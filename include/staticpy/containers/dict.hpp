@@ -11,6 +11,8 @@
 // value of another type changes the dict's type (MindSpore's graph mode does the same).
 
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <boost/hana/at.hpp>
 #include <boost/hana/flatten.hpp>
 #include <boost/hana/size.hpp>
@@ -39,7 +41,7 @@ template <class... Items>
 struct python_kind<dict_t<Items...>> : std::integral_constant<kind, kind::dict> {};
 template <class... Items>
 struct is_compile_time<dict_t<Items...>>
-    : std::bool_constant<(is_compile_time<decltype(Items::value)>::value && ...)> {};
+    : std::bool_constant<and_v<is_compile_time<decltype(Items::value)>::value...>> {};
 
 template <class T>
 inline constexpr bool is_dict_v = false;
@@ -129,23 +131,86 @@ struct dedup_plan {
     positions<N> last;   // ... and its value from last.index[r]
 };
 
+/// A hash of a key consistent with key_id's ==: equal numbers hash alike whatever their type.
+constexpr std::uint64_t key_hash(const key_id& id) {
+    std::uint64_t h = 1469598103934665603ULL ^ static_cast<std::uint64_t>(id.category);
+    auto mix = [&](std::uint64_t v) {
+        for (int byte = 0; byte < 8; ++byte) {
+            h ^= (v >> (8 * byte)) & 0xff;
+            h *= 1099511628211ULL;
+        }
+    };
+    if (id.number != id.number) mix(0x7ff8000000000000ULL);  // every NaN is one key
+    else if (id.number == static_cast<long double>(static_cast<long long>(id.number)) &&
+             id.number < 9.2e18L && id.number > -9.2e18L)
+        mix(static_cast<std::uint64_t>(static_cast<long long>(id.number)));
+    else mix(std::bit_cast<std::uint64_t>(static_cast<double>(id.number)));
+    for (char c : id.text) {
+        h ^= static_cast<unsigned char>(c);
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/// Python's order rule in one pass over an open-addressing hash table: O(n) steps, where
+/// comparing every key with every other one would exceed clang's constexpr step limit at a
+/// few hundred keys.
 template <class... Ks>
 constexpr auto plan_dedup() {
     constexpr std::size_t n = sizeof...(Ks);
     constexpr std::array<key_id, n + 1> ids{key_id_of<Ks>()..., key_id{}};
+    constexpr std::size_t capacity = std::bit_ceil(2 * n + 2);
+    std::array<std::size_t, capacity> table{};  // 1 + the result position holding that key
     dedup_plan<n> plan;
     for (std::size_t i = 0; i < n; ++i) {
-        bool seen = false;
-        for (std::size_t j = 0; j < i; ++j) seen = seen || ids[j] == ids[i];
-        if (seen) continue;
-        std::size_t last = i;
-        for (std::size_t j = i + 1; j < n; ++j)
-            if (ids[j] == ids[i]) last = j;
-        plan.first.push(i);
-        plan.last.push(last);
+        std::size_t slot = key_hash(ids[i]) & (capacity - 1);
+        while (table[slot] != 0 && !(ids[plan.first.index[table[slot] - 1]] == ids[i]))
+            slot = (slot + 1) & (capacity - 1);
+        if (table[slot] == 0) {
+            plan.first.push(i);
+            plan.last.push(i);
+            table[slot] = plan.first.length;
+        } else {
+            plan.last.index[table[slot] - 1] = i;  // the last value wins
+        }
     }
     return plan;
 }
+
+/// The one type that stands for every key equal to K: 1_c, 1.0_c and True all map to int_<1>,
+/// so that a lookup is an overload resolution (key_index) instead of a search.
+template <class K>
+constexpr auto canonical_key() {
+    if constexpr (is_str_constant_v<K> || std::is_same_v<K, none_t>) {
+        return K{};
+    } else {
+        constexpr long double v = static_cast<long double>(K::value);
+        if constexpr (v != v)
+            return float_<0x7ff8000000000000ULL>{};
+        else if constexpr (v < 9.2e18L && v > -9.2e18L &&
+                           static_cast<long double>(static_cast<long long>(v)) == v)
+            return int_<static_cast<long long>(v)>{};
+        else
+            return float_<std::bit_cast<std::uint64_t>(static_cast<double>(v))>{};
+    }
+}
+template <class K>
+using canonical_key_t = decltype(canonical_key<K>());
+
+template <class Canonical, std::size_t I>
+struct key_slot {
+    static size_<I> find(const Canonical*);
+};
+
+/// Inherits one find() per key: the position of a key is the overload that its canonical
+/// type selects (Boost.MP11's technique), the fallback giving the size when it is absent.
+template <class Positions, class... Ks>
+struct key_index;
+template <std::size_t... I, class... Ks>
+struct key_index<std::index_sequence<I...>, Ks...> : key_slot<canonical_key_t<Ks>, I>... {
+    using key_slot<canonical_key_t<Ks>, I>::find...;
+    static size_<sizeof...(Ks)> find(const void*);
+};
 
 template <class Item>
 using key_of = std::remove_cvref_t<decltype(std::declval<Item>().key)>;
@@ -156,7 +221,7 @@ using value_of = std::remove_cvref_t<decltype(std::declval<Item>().value)>;
 /// behind construction, update, |, setitem and fromkeys.
 template <class... Items>
 constexpr auto dict_from_items(const hana::tuple<Items...>& items) {
-    if constexpr (!(is_key_v<key_of<Items>> && ...)) {
+    if constexpr (!and_v<is_key_v<key_of<Items>>...>) {
         constexpr std::size_t bad = [] {
             constexpr bool ok[] = {is_key_v<key_of<Items>>...};
             std::size_t i = 0;
@@ -215,7 +280,7 @@ public:
     hana::tuple<Items...> entries;
 
     constexpr dict_t()
-        requires(std::is_default_constructible_v<Items> && ...)
+        requires(and_v<std::is_default_constructible_v<Items>...>)
     = default;
     constexpr explicit dict_t(hana::tuple<Items...> items) : entries(std::move(items)) {}
 
@@ -394,7 +459,11 @@ public:
         });
         out += '}';
     }
-    friend std::ostream& operator<<(std::ostream& os, const dict_t& d) { return os << repr(d); }
+    /// Streams repr(d); a template so that only <iosfwd> is needed here.
+    template <class CharT, class Traits>
+    friend std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, const dict_t& d) {
+        return os << repr(d);
+    }
 
     /// Position of key K among the keys, N when absent.
     template <class K>
@@ -402,11 +471,8 @@ public:
         if constexpr (!detail::is_key_v<K>) {
             return N;
         } else {
-            constexpr detail::key_id wanted = detail::key_id_of<K>();
-            constexpr std::array<detail::key_id, N + 1> ids{detail::key_id_of<detail::key_of<Items>>()..., wanted};
-            std::size_t p = 0;
-            while (!(ids[p] == wanted)) ++p;
-            return p;
+            using index = detail::key_index<std::make_index_sequence<N>, detail::key_of<Items>...>;
+            return decltype(index::find(static_cast<const detail::canonical_key_t<K>*>(nullptr)))::value;
         }
     }
 

@@ -11,7 +11,6 @@
 // and a method whose result type would depend on a run-time value works only where that type is
 // the same whatever the value (a list whose elements share one type), else it is a compile error.
 
-#include <algorithm>
 #include <array>
 #include <boost/hana/at.hpp>
 #include <boost/hana/concat.hpp>
@@ -22,11 +21,11 @@
 #include <boost/hana/unpack.hpp>
 #include <cstddef>
 #include <optional>
+#include <iosfwd>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "staticpy/containers/iter.hpp"
 #include "staticpy/containers/slice.hpp"
@@ -44,7 +43,7 @@ template <class... Ts>
 struct python_kind<list<Ts...>> : std::integral_constant<kind, kind::list> {};
 template <class... Ts>
 struct is_compile_time<list<Ts...>>
-    : std::bool_constant<(is_compile_time<Ts>::value && ...)> {};
+    : std::bool_constant<and_v<is_compile_time<Ts>::value...>> {};
 
 template <class T>
 inline constexpr bool is_list_v = false;
@@ -94,7 +93,7 @@ struct first_type<T, Ts...> {
 /// True when every element has one type, so that a run-time position cannot change a type.
 template <class... Ts>
 inline constexpr bool all_same_v =
-    (std::is_same_v<typename first_type<Ts...>::type, Ts> && ... && true);
+    and_v<std::is_same_v<typename first_type<Ts...>::type, Ts>...>;
 
 // Python names the offending type in these messages; one static_assert per kind, as a
 // static_assert's text cannot be computed. Only the one that matches fires.
@@ -234,9 +233,9 @@ constexpr sort_key sort_key_of() {
 
 template <class... Ks>
 struct unorderable_mix {
-    static constexpr bool has_number = ((sort_key_of<Ks>().category == 0) || ...);
-    static constexpr bool has_string = ((sort_key_of<Ks>().category == 1) || ...);
-    static constexpr bool has_other = ((sort_key_of<Ks>().category == 2) || ...);
+    static constexpr bool has_number = or_v<(sort_key_of<Ks>().category == 0)...>;
+    static constexpr bool has_string = or_v<(sort_key_of<Ks>().category == 1)...>;
+    static constexpr bool has_other = or_v<(sort_key_of<Ks>().category == 2)...>;
     static_assert(!(has_number && has_string),
                   "staticpy: TypeError: '<' not supported between instances of 'str' and 'int'");
 };
@@ -248,7 +247,7 @@ constexpr auto stable_sort_positions() {
     for (std::size_t i = 0; i < n; ++i) order.push(i);
     if constexpr (n > 1) {
         constexpr std::array<sort_key, n> keys{sort_key_of<Ks>()...};
-        constexpr bool scalars = ((sort_key_of<Ks>().category != 2) && ...);
+        constexpr bool scalars = and_v<(sort_key_of<Ks>().category != 2)...>;
         // Only built when some key is not a scalar: the pairwise table costs n*n instantiations.
         constexpr auto table = [] {
             std::array<bool, n * n> lt{};
@@ -319,7 +318,7 @@ public:
     hana::tuple<Ts...> elements;
 
     constexpr list()
-        requires(std::is_default_constructible_v<Ts> && ...)
+        requires(and_v<std::is_default_constructible_v<Ts>...>)
     = default;
     constexpr list(Ts... xs)  // NOLINT: list(1, 2) reads as Python's [1, 2]
         requires(N > 0)
@@ -500,7 +499,7 @@ public:
     ///   static_assert(list(1_c, 1.0_c, True).count(1_c) == 3);
     template <class X>
     [[nodiscard]] constexpr auto count(const X& x) const {
-        return unpack_indices([&](auto... i) { return count_true(py_eq(at<decltype(i)::value>(), x)...); });
+        return hana::unpack(elements, [&](const auto&... e) { return count_true(py_eq(e, x)...); });
     }
 
     /// MindSpore's graph-mode count: an element counts only when its Python type is x's type,
@@ -515,7 +514,7 @@ public:
     /// x in l.
     template <class X>
     [[nodiscard]] constexpr auto contains(const X& x) const {
-        return unpack_indices([&](auto... i) { return any_true(py_eq(at<decltype(i)::value>(), x)...); });
+        return hana::unpack(elements, [&](const auto&... e) { return any_true(py_eq(e, x)...); });
     }
 
     /// A stable sort of compile-time elements; kw::key = f sorts by f(x), kw::reverse = True
@@ -525,7 +524,7 @@ public:
         auto key = pick_key(args...);
         constexpr bool reverse = pick_reverse<Args...>();
         using key_fn = decltype(key);
-        if constexpr ((is_compile_time_v<std::invoke_result_t<key_fn, const Ts&>> && ...)) {
+        if constexpr (and_v<is_compile_time_v<std::invoke_result_t<key_fn, const Ts&>>...>) {
             using check = detail::unorderable_mix<std::remove_cvref_t<std::invoke_result_t<key_fn, const Ts&>>...>;
             static_assert(sizeof(check) > 0);
             constexpr auto order = detail::stable_sort_positions<
@@ -726,7 +725,11 @@ public:
         });
         out += ']';
     }
-    friend std::ostream& operator<<(std::ostream& os, const list& l) { return os << repr(l); }
+    /// Streams repr(l); a template so that only <iosfwd> is needed here.
+    template <class CharT, class Traits>
+    friend std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, const list& l) {
+        return os << repr(l);
+    }
 
     // ---------------------------------------------------------------- building blocks
 
@@ -1048,10 +1051,12 @@ constexpr auto zip_row(const Tuples&... ts) {
 /// Python's zip: tuples of the i-th elements, as long as the shortest iterable.
 template <class... Iterables>
 constexpr auto zip(const Iterables&... iterables) {
-    // Python's zip() of nothing is empty (std::min needs at least one length).
+    // The shortest length; Python's zip() of nothing is empty.
     constexpr std::size_t n = [] {
-        if constexpr (sizeof...(Iterables) == 0) return std::size_t{0};
-        else return std::min({decltype(hana::size(iter_elements(std::declval<const Iterables&>())))::value...});
+        const std::size_t lengths[] = {decltype(hana::size(iter_elements(std::declval<const Iterables&>())))::value..., 0};
+        std::size_t shortest = sizeof...(Iterables) == 0 ? 0 : lengths[0];
+        for (std::size_t k = 0; k < sizeof...(Iterables); ++k) shortest = lengths[k] < shortest ? lengths[k] : shortest;
+        return shortest;
     }();
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
         return list(detail::zip_row<I>(iter_elements(iterables)...)...);
@@ -1162,62 +1167,6 @@ constexpr auto in(const X& x, const Iterable& iterable) {
     } else {
         return to_list(iterable).contains(x);
     }
-}
-
-// ------------------------------------------------------------------- conversions
-
-/// A std::tuple of the elements.
-template <class... Ts>
-constexpr std::tuple<Ts...> to_tuple(const list<Ts...>& l) {
-    return hana::unpack(l.elements, [](const auto&... e) { return std::tuple<Ts...>(e...); });
-}
-
-namespace detail {
-/// An element as an array stores it: a compile-time scalar as its value (a str constant's view is
-/// of static storage), anything else as itself. Not scalar_of, whose views of a std::string or a
-/// char point into the list, and would dangle once a temporary list is gone.
-template <class T>
-constexpr auto array_value_of(const T& x) {
-    if constexpr (is_scalar_constant_v<T> && !std::is_same_v<T, none_t>) return scalar_of(x);
-    else return x;
-}
-template <class... Ts>
-concept have_common_type = requires {
-    typename std::common_type<decltype(array_value_of(std::declval<const Ts&>()))...>::type;
-};
-template <class... Ts>
-struct array_element {
-    using common = std::common_type_t<decltype(array_value_of(std::declval<const Ts&>()))...>;
-    // "a"_s beside a std::string: own the text rather than view a copy.
-    using type = std::conditional_t<std::is_same_v<common, std::string_view> &&
-                                        (std::is_same_v<Ts, std::string> || ...),
-                                    std::string, common>;
-};
-}  // namespace detail
-
-/// A std::array of the elements' common type (compile-time scalars become their values).
-template <class... Ts>
-constexpr auto to_array(const list<Ts...>& l) {
-    if constexpr (sizeof...(Ts) == 0) {
-        return std::array<int, 0>{};
-    } else if constexpr (!detail::have_common_type<Ts...>) {
-        static_assert(detail::have_common_type<Ts...>,
-                      "staticpy: TypeError: the list's elements have no common type for a std::array");
-        return std::array<int, 0>{};
-    } else {
-        using T = typename detail::array_element<Ts...>::type;
-        return hana::unpack(l.elements, [](const auto&... e) {
-            return std::array<T, sizeof...(Ts)>{static_cast<T>(detail::array_value_of(e))...};
-        });
-    }
-}
-
-/// A std::vector of the elements' common type.
-template <class... Ts>
-std::vector<typename decltype(to_array(std::declval<const list<Ts...>&>()))::value_type> to_vector(
-    const list<Ts...>& l) {
-    auto a = to_array(l);
-    return {a.begin(), a.end()};
 }
 
 }  // namespace staticpy

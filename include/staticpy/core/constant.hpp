@@ -12,7 +12,6 @@
 // predicates), so they compare with plain numbers: static_assert(l.count(1_c) == 1).
 // std::integral_constant and hana's integral constants are recognised as compile-time ints too.
 
-#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -307,7 +306,7 @@ struct big_uint {
             out.limb[k + words] |= limb[k] << bits;
             if (bits != 0) out.limb[k + words + 1] |= limb[k] >> (32 - bits);
         }
-        out.size = std::min(size + words + 1, capacity);
+        out.size = size + words + 1 < capacity ? size + words + 1 : capacity;
         out.trim();
         return out;
     }

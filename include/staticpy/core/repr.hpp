@@ -4,18 +4,16 @@
 // that can be streamed with << prints that way.
 
 #include <array>
+#include <limits>
 #include <charconv>
-#include <cmath>
 #include <cstddef>
-#include <iostream>
-#include <sstream>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <tuple>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/value.hpp"
@@ -31,8 +29,11 @@ namespace detail {
 /// notation unless the decimal exponent is below -4 or above 15 (then 1e-05, 1e+16).
 template <class F>
 void float_repr_into(std::string& out, F value) {
-    if (std::isnan(value)) { out += "nan"; return; }
-    if (std::isinf(value)) { out += value < 0 ? "-inf" : "inf"; return; }
+    if (value != value) { out += "nan"; return; }
+    if (value == std::numeric_limits<F>::infinity() || value == -std::numeric_limits<F>::infinity()) {
+        out += value < 0 ? "-inf" : "inf";
+        return;
+    }
     std::array<char, 64> buf{};
     auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), value,
                                    std::chars_format::scientific);
@@ -104,6 +105,11 @@ concept iterable_range = requires(const T& x) {
     x.end();
 };
 
+/// Prints a streamable type through its operator<<. Defined in core/print.hpp, which owns the
+/// heavy <sstream>; the container headers stay light without it.
+template <class T>
+struct stream_repr;
+
 template <class Tuple, std::size_t... I>
 void tuple_repr_into(std::string& out, const Tuple& t, std::index_sequence<I...>) {
     out += '(';
@@ -137,9 +143,7 @@ void repr_into(std::string& out, const T& x) {
         }
         out += ']';
     } else if constexpr (detail::streamable<U>) {
-        std::ostringstream os;
-        os << x;
-        out += os.str();
+        detail::stream_repr<U>::into(out, x);  // an incomplete type here: include print.hpp
     } else {
         out += "<object>";
     }
@@ -158,17 +162,6 @@ template <class T>
 std::string str_of(const T& x) {
     if constexpr (kind_v<T> == kind::string) return std::string(std::string_view(detail::scalar_of(x)));
     else return repr(x);
-}
-
-/// Python's print(*args): str() of each, separated by spaces, then a newline.
-///   staticpy::print("total:"_s, list(1, 2));   // total: [1, 2]
-template <class... Ts>
-void print(const Ts&... xs) {
-    std::string line;
-    std::size_t i = 0;
-    ((line += (i++ == 0 ? "" : " "), line += str_of(xs)), ...);
-    line += '\n';
-    std::cout << line;
 }
 
 }  // namespace staticpy

@@ -86,13 +86,35 @@ constexpr std::string_view python_type_name(kind k) {
 template <class T>
 inline constexpr std::string_view type_name_v = python_type_name(kind_v<T>);
 
+namespace detail {
+template <bool...>
+struct bool_pack {};
+}  // namespace detail
+
+/// Conjunction and disjunction of a pack of bools with no recursion and no fold expression:
+/// clang refuses folds over more than 256 operands, and lists of hundreds of elements are real.
+template <bool... Bs>
+inline constexpr bool and_v = std::is_same_v<detail::bool_pack<true, Bs...>, detail::bool_pack<Bs..., true>>;
+template <bool... Bs>
+inline constexpr bool or_v = !and_v<!Bs...>;
+
+namespace detail {
+/// How many of the bools are true, without a fold expression (see and_v).
+template <std::size_t N>
+constexpr std::size_t count_of(const bool (&values)[N]) {
+    std::size_t n = 0;
+    for (bool v : values) n += v ? 1 : 0;
+    return n;
+}
+}  // namespace detail
+
 /// Whether a value's whole value is known from its type. Containers specialise it (a list is
 /// compile-time when all of its elements are).
 template <class T, class = void>
 struct is_compile_time : std::bool_constant<is_scalar_constant_v<T>> {};
 template <class... Ts>
 struct is_compile_time<std::tuple<Ts...>>
-    : std::bool_constant<(is_compile_time<std::remove_cvref_t<Ts>>::value && ...)> {};
+    : std::bool_constant<and_v<is_compile_time<std::remove_cvref_t<Ts>>::value...>> {};
 
 template <class T>
 inline constexpr bool is_compile_time_v = is_compile_time<std::remove_cvref_t<T>>::value;
@@ -125,32 +147,39 @@ constexpr bool as_bool(const T& b) {
 /// all() over results that may each be compile-time or run-time.
 template <class... Bs>
 constexpr auto all_true(const Bs&... bs) {
-    if constexpr ((detail::is_static_false_v<Bs> || ...))
+    if constexpr (or_v<detail::is_static_false_v<Bs>...>) {
         return std::false_type{};
-    else if constexpr ((is_static_bool_v<Bs> && ...))
+    } else if constexpr (and_v<is_static_bool_v<Bs>...>) {
         return std::true_type{};
-    else
-        return (detail::as_bool(bs) && ... && true);
+    } else {
+        const bool values[] = {detail::as_bool(bs)..., true};
+        return detail::count_of(values) == sizeof...(Bs) + 1;
+    }
 }
 
 /// any() over results that may each be compile-time or run-time.
 template <class... Bs>
 constexpr auto any_true(const Bs&... bs) {
-    if constexpr ((detail::is_static_true_v<Bs> || ...))
+    if constexpr (or_v<detail::is_static_true_v<Bs>...>) {
         return std::true_type{};
-    else if constexpr ((is_static_bool_v<Bs> && ...))
+    } else if constexpr (and_v<is_static_bool_v<Bs>...>) {
         return std::false_type{};
-    else
-        return (detail::as_bool(bs) || ... || false);
+    } else {
+        const bool values[] = {detail::as_bool(bs)..., false};
+        return detail::count_of(values) != 0;
+    }
 }
 
 /// How many results are true: a size_ (std::integral_constant) when all are compile-time, else std::size_t.
 template <class... Bs>
 constexpr auto count_true(const Bs&... bs) {
-    if constexpr ((is_static_bool_v<Bs> && ...))
-        return size_<(std::size_t{0} + ... + std::size_t{std::remove_cvref_t<Bs>::value})>{};
-    else
-        return (std::size_t{0} + ... + std::size_t{detail::as_bool(bs)});
+    if constexpr (and_v<is_static_bool_v<Bs>...>) {
+        constexpr bool values[] = {std::remove_cvref_t<Bs>::value..., false};
+        return size_<detail::count_of(values)>{};
+    } else {
+        const bool values[] = {detail::as_bool(bs)..., false};
+        return detail::count_of(values);
+    }
 }
 
 template <class B>
