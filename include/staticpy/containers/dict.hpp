@@ -289,13 +289,17 @@ public:
     // ---------------------------------------------------------------- lookup
 
     /// d["k"_s]: a reference to the value; a compile error naming KeyError when absent.
+    // Written out rather than through value_at/checked_position: a program reads many keys, and
+    // every helper template instantiated per key is compile time.
     template <class K>
     constexpr const auto& operator[](K) const& {
-        return value_at<checked_position<K>()>(*this);
+        constexpr std::size_t p = checked_position<K>();
+        return hana::at_c<p>(entries).value;
     }
     template <class K>
     constexpr auto& operator[](K) & {
-        return value_at<checked_position<K>()>(*this);
+        constexpr std::size_t p = checked_position<K>();
+        return hana::at_c<p>(entries).value;
     }
 
     /// d.get(k) is the value or None; d.get(k, default) the value or default.

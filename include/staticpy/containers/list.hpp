@@ -341,12 +341,30 @@ public:
     /// l[1_c], l[-1_c] (a reference), l[slice(1_c, None, 2_c)] (a new list); l[i] with a
     /// run-time i when all elements share one type.
     template <class Index>
+        requires(!detail::is_index_constant_v<Index>)
     constexpr decltype(auto) operator[](const Index& i) const& {
         return getitem(*this, i);
     }
     template <class Index>
+        requires(!detail::is_index_constant_v<Index>)
     constexpr decltype(auto) operator[](const Index& i) & {
         return getitem(*this, i);
+    }
+    // The commonest case, l[1_c], without the general getitem: one instantiation per index
+    // rather than three, which is most of the compile cost of reading many elements.
+    template <class Index>
+        requires detail::is_index_constant_v<Index>
+    constexpr const auto& operator[](const Index&) const& {
+        constexpr long long p = detail::normalize_index(Index::value, N);
+        static_assert(p >= 0, "staticpy: IndexError: list index out of range");
+        return hana::at_c<static_cast<std::size_t>(p < 0 ? 0 : p)>(elements);
+    }
+    template <class Index>
+        requires detail::is_index_constant_v<Index>
+    constexpr auto& operator[](const Index&) & {
+        constexpr long long p = detail::normalize_index(Index::value, N);
+        static_assert(p >= 0, "staticpy: IndexError: list index out of range");
+        return hana::at_c<static_cast<std::size_t>(p < 0 ? 0 : p)>(elements);
     }
 
     // ---------------------------------------------------------------- Python's methods

@@ -1,0 +1,363 @@
+#pragma once
+// Creating tensors, with PyTorch's names. Extents are compile-time ints (static) or run-time
+// integers (dynamic), or a staticpy::shape; the element type defaults to float (PyTorch's
+// default dtype float32).
+//   auto a = staticpy::zeros(2_c, 3_c);                    // Tensor<float, shape<int_<2>,
+//   int_<3>>> auto b = staticpy::full<double>(n, 3_c, 1.5);          // dynamic n x static 3,
+//   all 1.5 auto c = staticpy::tensor<float>({{1, 2}, {3, 4}});    // 2-D dynamic shape auto r =
+//   staticpy::rand(2_c, 2_c, gen);                // uniform [0, 1) from a Generator
+
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "staticpy/core/generator.hpp"
+#include "staticpy/tensor/tensor.hpp"
+
+namespace staticpy {
+
+namespace detail {
+
+template <class... A>
+using shape_of_args_t = shape<extent_of_t<A>...>;
+
+/// Calls f with the first N of args.
+template <std::size_t N, class F, class Tuple>
+decltype(auto) apply_first(F&& f, Tuple&& tup) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>)->decltype(auto) {
+        return f(std::get<I>(tup)...);
+    }
+    (std::make_index_sequence<N>{});
+}
+
+template <class... A>
+using last_t = std::remove_cvref_t<std::tuple_element_t<sizeof...(A) - 1, std::tuple<A...>>>;
+
+template <class T, class S, class F>
+Tensor<T, S> generate(const S& s, F&& f) {
+    Tensor<T, S> out(s);
+    T* p = out.data();
+    const std::int64_t n = out.numel();
+    for (std::int64_t i = 0; i < n; ++i)
+        p[i] = f(i);
+    return out;
+}
+
+template <class T, class G>
+T uniform_sample(G& g) {
+    if constexpr (std::is_same_v<T, float>)
+        return g.uniform_float();
+    else
+        return static_cast<T>(g.uniform());
+}
+
+} // namespace detail
+
+// ---- empty / zeros / ones / full -------------------------------------------------------------
+
+/// torch.empty: uninitialised elements (bools are false).   empty<float>(2_c, n)
+template <class T = float, class... Es>
+Tensor<T, shape<Es...>> empty(const shape<Es...>& s) {
+    return Tensor<T, shape<Es...>>(s);
+}
+template <class T = float, class... A>
+requires extent_arguments<A...>
+auto empty(A... extents) {
+    return empty<T>(detail::shape_of_args_t<A...>(extents...));
+}
+
+/// torch.full: every element `value`.   full<float>(shape(2_c, 3_c), 7.f)   full<int>(2, 3, 7)
+template <class T = float, class... Es>
+Tensor<T, shape<Es...>> full(const shape<Es...>& s, T value) {
+    auto t = empty<T>(s);
+    std::fill_n(t.data(), t.numel(), value);
+    return t;
+}
+/// full<T>(extents..., value): the last argument is the value.
+template <class T = float, class... A>
+requires(sizeof...(A) >= 2 && std::is_arithmetic_v<detail::last_t<A...>>) auto full(A... args) {
+    auto tup = std::make_tuple(args...);
+    const T value = static_cast<T>(std::get<sizeof...(A) - 1>(tup));
+    return detail::apply_first<sizeof...(A) - 1>(
+        [&](auto... e) { return full<T>(shape(e...), value); }, tup);
+}
+
+/// torch.zeros.   zeros<double>(3_c)
+template <class T = float, class... Es>
+Tensor<T, shape<Es...>> zeros(const shape<Es...>& s) {
+    return full<T>(s, T(0));
+}
+template <class T = float, class... A>
+requires extent_arguments<A...>
+auto zeros(A... extents) {
+    return zeros<T>(detail::shape_of_args_t<A...>(extents...));
+}
+
+/// torch.ones.
+template <class T = float, class... Es>
+Tensor<T, shape<Es...>> ones(const shape<Es...>& s) {
+    return full<T>(s, T(1));
+}
+template <class T = float, class... A>
+requires extent_arguments<A...>
+auto ones(A... extents) {
+    return ones<T>(detail::shape_of_args_t<A...>(extents...));
+}
+
+/// zeros_like / ones_like / empty_like / full_like: same shape type and element type.
+template <class T, class S>
+Tensor<T, S> empty_like(const Tensor<T, S>& t) {
+    return empty<T>(t.shape());
+}
+template <class T, class S>
+Tensor<T, S> zeros_like(const Tensor<T, S>& t) {
+    return zeros<T>(t.shape());
+}
+template <class T, class S>
+Tensor<T, S> ones_like(const Tensor<T, S>& t) {
+    return ones<T>(t.shape());
+}
+template <class T, class S>
+Tensor<T, S> full_like(const Tensor<T, S>& t, T value) {
+    return full<T>(t.shape(), value);
+}
+
+// ---- ranges ----------------------------------------------------------------------------------
+
+/// torch.arange(start, end, step): ceil((end - start) / step) values start + i * step, 1-D
+/// dynamic. T defaults as PyTorch's: int64 when every argument is an integer, float otherwise.
+template <class T = void, class A, class B, class C>
+requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B> && std::is_arithmetic_v<C>
+auto arange(A start, B end, C step) {
+    using U = std::conditional_t<
+        std::is_void_v<T>,
+        std::conditional_t<std::is_integral_v<A> && std::is_integral_v<B> && std::is_integral_v<C>,
+                           std::int64_t, float>,
+        T>;
+    const double s = static_cast<double>(start), e = static_cast<double>(end),
+                 st = static_cast<double>(step);
+    if (st == 0)
+        throw RuntimeError("step must be nonzero");
+    if (!std::isfinite(s) || !std::isfinite(e))
+        throw RuntimeError("unsupported range: " + std::to_string(s) + " -> " + std::to_string(e));
+    if ((st > 0 && e < s) || (st < 0 && e > s))
+        throw RuntimeError("upper bound and larger bound inconsistent with step sign");
+    std::int64_t n = 0;
+    if constexpr (std::is_integral_v<A> && std::is_integral_v<B> && std::is_integral_v<C>) {
+        const auto a = static_cast<std::int64_t>(start), b = static_cast<std::int64_t>(end),
+                   c = static_cast<std::int64_t>(step);
+        n = c > 0 ? (b - a + c - 1) / c : (a - b - c - 1) / -c;
+    } else {
+        n = static_cast<std::int64_t>(std::ceil((e - s) / st));
+    }
+    return detail::generate<U>(dynamic_shape<1>(n), [&](std::int64_t i) {
+        if constexpr (std::is_integral_v<A> && std::is_integral_v<C>)
+            return static_cast<U>(static_cast<std::int64_t>(start) +
+                                  i * static_cast<std::int64_t>(step));
+        else
+            return static_cast<U>(s + static_cast<double>(i) * st);
+    });
+}
+template <class T = void, class A, class B>
+requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B>
+auto arange(A start, B end) {
+    return arange<T>(start, end, 1);
+}
+template <class T = void, class B>
+requires std::is_arithmetic_v<B>
+auto arange(B end) {
+    return arange<T>(0, end, 1);
+}
+
+/// torch.linspace(start, end, steps): `steps` evenly spaced values from start to end, computed
+/// as PyTorch does (the first half from start, the second half back from end).
+template <class T = float>
+Tensor<T, dynamic_shape<1>> linspace(double start, double end, std::int64_t steps) {
+    if (steps < 0)
+        throw RuntimeError("number of steps must be non-negative");
+    const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
+    const std::int64_t half = steps / 2;
+    return detail::generate<T>(dynamic_shape<1>(steps), [&](std::int64_t i) {
+        if (steps == 1)
+            return static_cast<T>(start);
+        return static_cast<T>(i < half ? start + step * static_cast<double>(i)
+                                       : end - step * static_cast<double>(steps - i - 1));
+    });
+}
+
+/// torch.eye(n) / eye(n, m): ones on the diagonal.   eye(3_c)
+template <class T = float, class N, class M>
+requires extent_arguments<N, M>
+auto eye(N n, M m) {
+    auto t = zeros<T>(n, m);
+    const std::int64_t k = std::min(t.size(0), t.size(1));
+    for (std::int64_t i = 0; i < k; ++i)
+        t.data()[i * t.stride(0) + i] = T(1);
+    return t;
+}
+template <class T = float, class N>
+requires extent_arguments<N>
+auto eye(N n) {
+    return eye<T>(n, n);
+}
+
+// ---- from data -------------------------------------------------------------------------------
+
+/// torch.from_blob: a non-owning, contiguous view of the caller's memory (kept alive by them).
+///   float buf[6]; auto t = from_blob(buf, 2_c, 3_c);
+template <class T, class... Es>
+Tensor<T, shape<Es...>> from_blob(T* data, const shape<Es...>& s) {
+    return Tensor<T, shape<Es...>>(Storage<T>::wrap(data, s.numel()), 0, s,
+                                   detail::contiguous_strides(s.sizes()));
+}
+template <class T, class... A>
+requires extent_arguments<A...>
+auto from_blob(T* data, A... extents) {
+    return from_blob(data, detail::shape_of_args_t<A...>(extents...));
+}
+
+/// A tensor holding a copy of `values` with the given shape (RuntimeError "shape '[2, 4]' is
+/// invalid for input of size 6" when the counts differ).   tensor<float>(v, 2_c, 3_c)
+template <class T, class... Es>
+Tensor<T, shape<Es...>> tensor(const std::vector<T>& values, const shape<Es...>& s) {
+    if (s.numel() != static_cast<std::int64_t>(values.size()))
+        throw RuntimeError("shape '" + detail::sizes_text(s.sizes()) +
+                           "' is invalid for input of size " + std::to_string(values.size()));
+    auto t = empty<T>(s);
+    std::copy(values.begin(), values.end(), t.data());
+    return t;
+}
+template <class T, class... A>
+requires(sizeof...(A) > 0 && extent_arguments<A...>) auto tensor(const std::vector<T>& values,
+                                                                 A... extents) {
+    return tensor(values, detail::shape_of_args_t<A...>(extents...));
+}
+/// A 1-D tensor holding a copy of `values`.
+template <class T>
+Tensor<T, dynamic_shape<1>> from_vector(const std::vector<T>& values) {
+    return tensor(values, dynamic_shape<1>(static_cast<std::int64_t>(values.size())));
+}
+
+/// torch.tensor from nested braces (1-, 2- and 3-D): tensor<float>({{1, 2}, {3, 4}}).
+/// A ragged list is a ValueError "expected sequence of length 2 at dim 1 (got 3)".
+template <class T>
+Tensor<T, dynamic_shape<1>> tensor(std::initializer_list<T> values) {
+    return from_vector(std::vector<T>(values));
+}
+template <class T>
+Tensor<T, dynamic_shape<2>> tensor(std::initializer_list<std::initializer_list<T>> rows) {
+    const auto n0 = static_cast<std::int64_t>(rows.size());
+    const std::int64_t n1 = n0 > 0 ? static_cast<std::int64_t>(rows.begin()->size()) : 0;
+    std::vector<T> flat;
+    flat.reserve(static_cast<std::size_t>(n0 * n1));
+    for (const auto& r : rows) {
+        if (static_cast<std::int64_t>(r.size()) != n1)
+            throw ValueError("expected sequence of length " + std::to_string(n1) +
+                             " at dim 1 (got " + std::to_string(r.size()) + ")");
+        flat.insert(flat.end(), r.begin(), r.end());
+    }
+    return tensor(flat, dynamic_shape<2>(n0, n1));
+}
+template <class T>
+Tensor<T, dynamic_shape<3>>
+tensor(std::initializer_list<std::initializer_list<std::initializer_list<T>>> planes) {
+    const auto n0 = static_cast<std::int64_t>(planes.size());
+    const std::int64_t n1 = n0 > 0 ? static_cast<std::int64_t>(planes.begin()->size()) : 0;
+    const std::int64_t n2 = n1 > 0 ? static_cast<std::int64_t>(planes.begin()->begin()->size()) : 0;
+    std::vector<T> flat;
+    flat.reserve(static_cast<std::size_t>(n0 * n1 * n2));
+    for (const auto& p : planes) {
+        if (static_cast<std::int64_t>(p.size()) != n1)
+            throw ValueError("expected sequence of length " + std::to_string(n1) +
+                             " at dim 1 (got " + std::to_string(p.size()) + ")");
+        for (const auto& r : p) {
+            if (static_cast<std::int64_t>(r.size()) != n2)
+                throw ValueError("expected sequence of length " + std::to_string(n2) +
+                                 " at dim 2 (got " + std::to_string(r.size()) + ")");
+            flat.insert(flat.end(), r.begin(), r.end());
+        }
+    }
+    return tensor(flat, dynamic_shape<3>(n0, n1, n2));
+}
+
+// ---- random ----------------------------------------------------------------------------------
+// Each takes an optional Generator as its last argument (the default generator otherwise).
+
+namespace detail {
+template <class... A>
+inline constexpr bool ends_with_generator_v = [] {
+    if constexpr (sizeof...(A) == 0)
+        return false;
+    else
+        return std::is_same_v<last_t<A...>, Generator>;
+}();
+
+template <class F, class... A>
+auto with_generator(F&& f, A&&... args) {
+    auto tup = std::forward_as_tuple(args...);
+    if constexpr (ends_with_generator_v<A...>)
+        return apply_first<sizeof...(A) - 1>(
+            [&](auto&... e) { return f(std::get<sizeof...(A) - 1>(tup), e...); }, tup);
+    else
+        return apply_first<sizeof...(A)>([&](auto&... e) { return f(default_generator(), e...); },
+                                         tup);
+}
+} // namespace detail
+
+/// torch.rand: uniform in [0, 1).   rand(2_c, 3_c, gen)   rand<double>(n)
+template <class T = float, class... A>
+auto rand(A&&... args) {
+    static_assert(std::is_floating_point_v<T>,
+                  "staticpy: TypeError: rand needs a floating-point dtype");
+    return detail::with_generator(
+        [](Generator& g, auto... e) {
+            return detail::generate<T>(shape(e...),
+                                       [&](std::int64_t) { return detail::uniform_sample<T>(g); });
+        },
+        args...);
+}
+
+/// torch.randn: standard normal.   randn(4_c, gen)
+template <class T = float, class... A>
+auto randn(A&&... args) {
+    static_assert(std::is_floating_point_v<T>,
+                  "staticpy: TypeError: randn needs a floating-point dtype");
+    return detail::with_generator(
+        [](Generator& g, auto... e) {
+            return detail::generate<T>(shape(e...),
+                                       [&](std::int64_t) { return static_cast<T>(g.normal()); });
+        },
+        args...);
+}
+
+/// torch.randint(low, high, size): integers in [low, high), int64 by default as in PyTorch.
+///   randint(0, 10, 3_c, gen)
+template <class T = std::int64_t, class... A>
+auto randint(std::int64_t low, std::int64_t high, A&&... args) {
+    if (!(low < high))
+        throw RuntimeError("random_ expects 'from' to be less than 'to', but got from=" +
+                           std::to_string(low) + " >= to=" + std::to_string(high));
+    return detail::with_generator(
+        [&](Generator& g, auto... e) {
+            return detail::generate<T>(
+                shape(e...), [&](std::int64_t) { return static_cast<T>(g.randint(low, high)); });
+        },
+        args...);
+}
+
+/// rand_like / randn_like.
+template <class T, class S>
+Tensor<T, S> rand_like(const Tensor<T, S>& t, Generator& g = default_generator()) {
+    return detail::generate<T>(t.shape(),
+                               [&](std::int64_t) { return detail::uniform_sample<T>(g); });
+}
+template <class T, class S>
+Tensor<T, S> randn_like(const Tensor<T, S>& t, Generator& g = default_generator()) {
+    return detail::generate<T>(t.shape(), [&](std::int64_t) { return static_cast<T>(g.normal()); });
+}
+
+} // namespace staticpy

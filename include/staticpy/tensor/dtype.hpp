@@ -1,0 +1,125 @@
+#pragma once
+// Element types of a Tensor, with PyTorch's names. The element type of a staticpy Tensor is a
+// compile-time template parameter; `dtype` is its run-time name, for printing and for code that
+// dispatches on it.
+//   static_assert(staticpy::dtype_of_v<float> == staticpy::float32);
+//   staticpy::dtype_name(staticpy::int64) == "int64"
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+namespace staticpy {
+
+/// torch.dtype. `bool_` because bool is a keyword.
+enum class dtype : std::uint8_t { bool_, uint8, int32, int64, float32, float64 };
+
+/// torch.float32 ... as staticpy::float32. torch.bool is staticpy::boolean: the name `bool_`
+/// already means std::bool_constant in staticpy (core/constant.hpp).
+inline constexpr dtype boolean = dtype::bool_;
+inline constexpr dtype uint8 = dtype::uint8;
+inline constexpr dtype int32 = dtype::int32;
+inline constexpr dtype int64 = dtype::int64;
+inline constexpr dtype float32 = dtype::float32;
+inline constexpr dtype float64 = dtype::float64;
+
+namespace detail {
+template <class T>
+struct dtype_of {};
+template <>
+struct dtype_of<bool> : std::integral_constant<dtype, dtype::bool_> {};
+template <>
+struct dtype_of<std::uint8_t> : std::integral_constant<dtype, dtype::uint8> {};
+template <>
+struct dtype_of<std::int32_t> : std::integral_constant<dtype, dtype::int32> {};
+template <>
+struct dtype_of<std::int64_t> : std::integral_constant<dtype, dtype::int64> {};
+template <>
+struct dtype_of<float> : std::integral_constant<dtype, dtype::float32> {};
+template <>
+struct dtype_of<double> : std::integral_constant<dtype, dtype::float64> {};
+
+template <dtype D>
+struct scalar_of_dtype;
+template <>
+struct scalar_of_dtype<dtype::bool_> {
+    using type = bool;
+};
+template <>
+struct scalar_of_dtype<dtype::uint8> {
+    using type = std::uint8_t;
+};
+template <>
+struct scalar_of_dtype<dtype::int32> {
+    using type = std::int32_t;
+};
+template <>
+struct scalar_of_dtype<dtype::int64> {
+    using type = std::int64_t;
+};
+template <>
+struct scalar_of_dtype<dtype::float32> {
+    using type = float;
+};
+template <>
+struct scalar_of_dtype<dtype::float64> {
+    using type = double;
+};
+} // namespace detail
+
+/// Whether T is one of the six element types a Tensor holds.
+template <class T>
+inline constexpr bool is_tensor_element_v =
+    std::is_same_v<T, bool> || std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int32_t> ||
+    std::is_same_v<T, std::int64_t> || std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+/// The dtype of an element type.   dtype_of_v<double> == float64
+template <class T>
+inline constexpr dtype dtype_of_v = detail::dtype_of<std::remove_cv_t<T>>::value;
+
+/// The element type of a dtype.   scalar_type_t<int32> is std::int32_t
+template <dtype D>
+using scalar_type_t = typename detail::scalar_of_dtype<D>::type;
+
+/// PyTorch's name without the "torch." prefix.   dtype_name(float32) == "float32"
+constexpr std::string_view dtype_name(dtype d) {
+    switch (d) {
+    case dtype::bool_:
+        return "bool";
+    case dtype::uint8:
+        return "uint8";
+    case dtype::int32:
+        return "int32";
+    case dtype::int64:
+        return "int64";
+    case dtype::float32:
+        return "float32";
+    case dtype::float64:
+        return "float64";
+    }
+    return "unknown";
+}
+
+/// torch.dtype.is_floating_point.
+constexpr bool is_floating_point(dtype d) {
+    return d == dtype::float32 || d == dtype::float64;
+}
+
+/// torch.dtype.itemsize: bytes per element.
+constexpr std::size_t element_size(dtype d) {
+    switch (d) {
+    case dtype::bool_:
+    case dtype::uint8:
+        return 1;
+    case dtype::int32:
+    case dtype::float32:
+        return 4;
+    case dtype::int64:
+    case dtype::float64:
+        return 8;
+    }
+    return 0;
+}
+
+} // namespace staticpy

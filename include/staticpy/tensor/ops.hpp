@@ -1,0 +1,15 @@
+#pragma once
+// Eager tensor ops, all of them:   #include <staticpy/tensor/ops.hpp>
+//   functors.hpp         the scalar functors (value + emitted C++), shared with graph mode
+//   promote.hpp          PyTorch's type promotion
+//   broadcast.hpp        NumPy broadcasting of shapes
+//   ops_elementwise.hpp  + - * / pow exp ... where, comparisons: one generic strided loop
+//   ops_reduce.hpp       sum mean prod var max min argmax ... softmax log_softmax
+//   ops_matmul.hpp       matmul, linear
+
+#include "staticpy/tensor/broadcast.hpp"
+#include "staticpy/tensor/functors.hpp"
+#include "staticpy/tensor/ops_elementwise.hpp"
+#include "staticpy/tensor/ops_matmul.hpp"
+#include "staticpy/tensor/ops_reduce.hpp"
+#include "staticpy/tensor/promote.hpp"

@@ -1,0 +1,301 @@
+#pragma once
+// Eager matmul and linear, as torch.matmul and torch.nn.functional.linear.
+//
+//   auto c = matmul(a, b);           // [n, k] x [k, m] -> [n, m]; 1-D x 1-D is a dot product
+//   auto y = linear(x, w, bias);     // x [..., in], w [out, in], bias [out] -> [..., out]
+//
+// torch.matmul's rules: 1-D x 1-D gives a zero-dim tensor; a 1-D first operand is a row
+// ([1, k], the 1 dropped from the result), a 1-D second operand a column ([k, 1], dropped);
+// dims before the last two are batch dims and broadcast. Both operands must have one element type
+// (a compile error otherwise, as PyTorch's "expected m1 and m2 to have the same dtype").
+// Inner dimensions that differ: with static extents a compile error ("staticpy: RuntimeError:
+// mat1 and mat2 shapes cannot be multiplied"); otherwise RuntimeError with PyTorch's text,
+// "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)".
+// The kernel is the plain i-k-j loop over fn::mul / fn::add (so integers wrap without UB); the
+// blocked SIMD GEMM of the CPU backend replaces it later.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "staticpy/core/constant.hpp"
+#include "staticpy/core/error.hpp"
+#include "staticpy/tensor/broadcast.hpp"
+#include "staticpy/tensor/functors.hpp"
+#include "staticpy/tensor/tensor.hpp"
+
+namespace staticpy {
+
+namespace detail {
+
+/// C[n x m] (contiguous, already holding its initial values) += A[n x k] * B[k x m], A and B
+/// strided. i-k-j order: the innermost loop runs along rows of B and C.
+template <class T>
+void gemm_ikj(std::int64_t n, std::int64_t k, std::int64_t m, const T* a, std::int64_t as0,
+              std::int64_t as1, const T* b, std::int64_t bs0, std::int64_t bs1, T* c) {
+    for (std::int64_t i = 0; i < n; ++i) {
+        T* crow = c + i * m;
+        for (std::int64_t kk = 0; kk < k; ++kk) {
+            const T av = a[i * as0 + kk * as1];
+            const T* brow = b + kk * bs0;
+            if (bs1 == 1) {
+                for (std::int64_t j = 0; j < m; ++j)
+                    crow[j] = fn::add::apply(crow[j], fn::mul::apply(av, brow[j]));
+            } else {
+                for (std::int64_t j = 0; j < m; ++j)
+                    crow[j] = fn::add::apply(crow[j], fn::mul::apply(av, brow[j * bs1]));
+            }
+        }
+    }
+}
+
+template <class T, class U>
+constexpr void check_matmul_types() {
+    static_assert(std::is_same_v<T, U>,
+                  "staticpy: RuntimeError: expected m1 and m2 to have the same dtype");
+    static_assert(!std::is_same_v<T, bool>,
+                  "staticpy: RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Bool'");
+}
+
+/// Static extents of the inner dimension that differ: a compile error.
+template <class EA, class EB>
+constexpr void check_inner_static() {
+    if constexpr (is_int_constant_v<EA> && is_int_constant_v<EB>)
+        static_assert(EA::value == EB::value,
+                      "staticpy: RuntimeError: mat1 and mat2 shapes cannot be multiplied");
+}
+
+/// The shape bookkeeping of torch.matmul for operand shapes SA, SB (ranks >= 1).
+template <class SA, class SB>
+struct matmul_shapes {
+    static constexpr std::size_t ra = SA::rank;
+    static constexpr std::size_t rb = SB::rank;
+    static_assert(ra >= 1 && rb >= 1,
+                  "staticpy: RuntimeError: both arguments to matmul need to be at least 1D");
+    static constexpr std::size_t batch_a = ra >= 2 ? ra - 2 : 0;
+    static constexpr std::size_t batch_b = rb >= 2 ? rb - 2 : 0;
+    using a_batch = shape_range_t<SA, 0, batch_a>;
+    using b_batch = shape_range_t<SB, 0, batch_b>;
+    using batch = broadcast_shape_t<a_batch, b_batch>;
+    using k_a = shape_extent_t<SA, ra - 1>;
+    using k_b = shape_extent_t<SB, (rb >= 2 ? rb - 2 : 0)>;
+    // The n and m dims of the result (absent for a 1-D operand); chosen lazily, as the other
+    // branch would name a dim that does not exist.
+    static auto n_part_of() {
+        if constexpr (ra >= 2)
+            return shape<shape_extent_t<SA, ra - 2>>{};
+        else
+            return shape<>{};
+    }
+    static auto m_part_of() {
+        if constexpr (rb >= 2)
+            return shape<shape_extent_t<SB, rb - 1>>{};
+        else
+            return shape<>{};
+    }
+    using n_part = decltype(n_part_of());
+    using m_part = decltype(m_part_of());
+    using result = typename shape_cat<typename shape_cat<batch, n_part>::type, m_part>::type;
+};
+
+} // namespace detail
+
+namespace detail {
+template <class T, class SA, class SB>
+auto matmul_impl(const Tensor<T, SA>& a, const Tensor<T, SB>& b) {
+    check_matmul_types<T, T>();
+    using info = detail::matmul_shapes<SA, SB>;
+    check_inner_static<typename info::k_a, typename info::k_b>();
+    constexpr std::size_t ra = info::ra, rb = info::rb;
+    constexpr std::size_t nb = info::batch::rank;
+
+    const std::int64_t n = ra >= 2 ? a.sizes()[ra - 2] : 1;
+    const std::int64_t k = a.sizes()[ra - 1];
+    const std::int64_t kb = rb >= 2 ? b.sizes()[rb - 2] : b.sizes()[0];
+    const std::int64_t m = rb >= 2 ? b.sizes()[rb - 1] : 1;
+    if (k != kb) {
+        if constexpr (ra == 1 && rb == 1)
+            throw RuntimeError(
+                "inconsistent tensor size, expected tensor [" + std::to_string(k) + "] and src [" +
+                std::to_string(kb) + "] to have the same number of elements, but got " +
+                std::to_string(k) + " and " + std::to_string(kb) + " elements respectively");
+        else if constexpr (ra == 2 && rb == 1)
+            throw RuntimeError("size mismatch, got input (" + std::to_string(n) + "), mat (" +
+                               std::to_string(n) + "x" + std::to_string(k) + "), vec (" +
+                               std::to_string(kb) + ")");
+        else
+            throw RuntimeError("mat1 and mat2 shapes cannot be multiplied (" + std::to_string(n) +
+                               "x" + std::to_string(k) + " and " + std::to_string(kb) + "x" +
+                               std::to_string(m) + ")");
+    }
+
+    // Batch dims: broadcast, then the offsets of each batch in a and b.
+    std::array<std::int64_t, nb> batch_sizes{};
+    {
+        std::array<std::int64_t, info::batch_a> ba{};
+        std::array<std::int64_t, info::batch_b> bb{};
+        for (std::size_t d = 0; d < info::batch_a; ++d)
+            ba[d] = a.sizes()[d];
+        for (std::size_t d = 0; d < info::batch_b; ++d)
+            bb[d] = b.sizes()[d];
+        broadcast_sizes_into(ba, bb, batch_sizes);
+    }
+    typename info::result::sizes_type out_sizes{};
+    for (std::size_t d = 0; d < nb; ++d)
+        out_sizes[d] = batch_sizes[d];
+    {
+        std::size_t d = nb;
+        if constexpr (ra >= 2)
+            out_sizes[d++] = n;
+        if constexpr (rb >= 2)
+            out_sizes[d++] = m;
+    }
+    Tensor<T, typename info::result> out{typename info::result(out_sizes)};
+    T* c = out.data();
+    const std::int64_t total = out.numel();
+    for (std::int64_t i = 0; i < total; ++i)
+        c[i] = T(0);
+    if (total == 0)
+        return out;
+
+    const std::int64_t as0 = ra >= 2 ? a.strides()[ra - 2] : 0;
+    const std::int64_t as1 = a.strides()[ra - 1];
+    const std::int64_t bs0 = rb >= 2 ? b.strides()[rb - 2] : b.strides()[0];
+    const std::int64_t bs1 = rb >= 2 ? b.strides()[rb - 1] : 0;
+
+    std::array<std::int64_t, nb> sa{}, sb{};
+    for (std::size_t d = 0; d < nb; ++d) {
+        const std::size_t oa = nb - info::batch_a, ob = nb - info::batch_b;
+        sa[d] = (d < oa || a.sizes()[d - oa] == 1) ? 0 : a.strides()[d - oa];
+        sb[d] = (d < ob || b.sizes()[d - ob] == 1) ? 0 : b.strides()[d - ob];
+    }
+    std::array<std::int64_t, nb> idx{};
+    std::int64_t oa = 0, ob = 0;
+    const std::int64_t block = n * m;
+    for (T* cblock = c; cblock != c + total; cblock += block) {
+        gemm_ikj(n, k, m, a.data() + oa, as0, as1, b.data() + ob, bs0, bs1, cblock);
+        for (std::size_t d = nb; d-- > 0;) { // next batch index (odometer)
+            ++idx[d];
+            oa += sa[d];
+            ob += sb[d];
+            if (idx[d] < batch_sizes[d])
+                break;
+            oa -= sa[d] * batch_sizes[d];
+            ob -= sb[d] * batch_sizes[d];
+            idx[d] = 0;
+        }
+    }
+    return out;
+}
+} // namespace detail
+
+/// torch.matmul(a, b) (also a.matmul(b)).
+///   auto c = matmul(a, b);   // [2, 3] x [3, 4] -> [2, 4];   [B, n, k] x [k, m] -> [B, n, m]
+template <class T, class SA, class U, class SB>
+auto matmul(const Tensor<T, SA>& a, const Tensor<U, SB>& b) {
+    static_assert(std::is_same_v<T, U>,
+                  "staticpy: RuntimeError: expected m1 and m2 to have the same dtype");
+    if constexpr (std::is_same_v<T, U>)
+        return detail::matmul_impl(a, b);
+}
+
+namespace detail {
+template <class T, class SX, class SW, class Bias>
+auto linear_impl(const Tensor<T, SX>& x, const Tensor<T, SW>& w, const Bias* bias) {
+    constexpr std::size_t rx = SX::rank;
+    static_assert(rx >= 1, "staticpy: RuntimeError: linear: the input must be at least 1D");
+    static_assert(
+        SW::rank == 2,
+        "staticpy: RuntimeError: linear: the weight must be 2D [out_features, in_features]");
+    check_matmul_types<T, T>();
+    check_inner_static<shape_extent_t<SX, rx - 1>, shape_extent_t<SW, 1>>();
+    using out_extent = shape_extent_t<SW, 0>;
+    using result = shape_replace_t<SX, rx - 1, out_extent>;
+
+    const std::int64_t in = x.sizes()[rx - 1];
+    const std::int64_t out_features = w.sizes()[0];
+    const std::int64_t rows = in == 0 ? [&] {
+        std::int64_t r = 1;
+        for (std::size_t d = 0; d + 1 < rx; ++d) r *= x.sizes()[d];
+        return r;
+    }() : x.numel() / in;
+    if (w.sizes()[1] != in)
+        throw RuntimeError("mat1 and mat2 shapes cannot be multiplied (" + std::to_string(rows) +
+                           "x" + std::to_string(in) + " and " + std::to_string(w.sizes()[1]) + "x" +
+                           std::to_string(out_features) + ")");
+    std::int64_t bias_n = 0, bias_stride = 0;
+    if constexpr (!std::is_same_v<Bias, void>) {
+        using SB = typename Bias::shape_type;
+        static_assert(SB::rank <= 1,
+                      "staticpy: RuntimeError: linear: the bias must be 1D [out_features]");
+        if constexpr (SB::rank == 1) {
+            using eb = shape_extent_t<SB, 0>;
+            if constexpr (is_int_constant_v<eb> && is_int_constant_v<out_extent>)
+                static_assert(eb::value == out_extent::value || eb::value == 1,
+                              "staticpy: RuntimeError: The size of tensor a must match the size of "
+                              "tensor b at a non-singleton dimension");
+            bias_n = bias->sizes()[0];
+            bias_stride = bias_n == 1 ? 0 : bias->strides()[0];
+        } else {
+            bias_n = 1;
+        }
+        if (bias_n != out_features && bias_n != 1)
+            throw_broadcast_error(out_features, bias_n, rx - 1);
+    }
+
+    typename result::sizes_type out_sizes = x.sizes();
+    out_sizes[rx - 1] = out_features;
+    Tensor<T, result> out{result(out_sizes)};
+    T* c = out.data();
+    std::array<bool, rx> last{};
+    last[rx - 1] = true;
+    // One row of x at a time: c_row = bias + x_row . w^T (i-k-j with a single i).
+    const auto row_offsets = [&] {
+        std::vector<std::int64_t> offs{0};
+        for (std::size_t d = 0; d + 1 < rx; ++d) {
+            std::vector<std::int64_t> next;
+            for (std::int64_t o : offs)
+                for (std::int64_t i = 0; i < x.sizes()[d]; ++i)
+                    next.push_back(o + i * x.strides()[d]);
+            offs = std::move(next);
+        }
+        return offs;
+    }();
+    const T* bp = nullptr;
+    if constexpr (!std::is_same_v<Bias, void>)
+        bp = bias->data();
+    for (std::size_t r = 0; r < row_offsets.size(); ++r) {
+        T* crow = c + static_cast<std::int64_t>(r) * out_features;
+        for (std::int64_t j = 0; j < out_features; ++j)
+            crow[j] = bp ? bp[j * bias_stride] : T(0);
+        gemm_ikj<T>(1, in, out_features, x.data() + row_offsets[r], 0, x.strides()[rx - 1],
+                    w.data(), w.strides()[1], w.strides()[0], crow);
+    }
+    return out;
+}
+} // namespace detail
+
+/// torch.nn.functional.linear(x, w, b): x . w^T + b, x [..., in_features], w [out_features,
+/// in_features], b [out_features]; the result is [..., out_features].
+///   auto y = linear(x, w, b);
+template <class T, class SX, class U, class SW, class V, class SB>
+auto linear(const Tensor<T, SX>& x, const Tensor<U, SW>& w, const Tensor<V, SB>& b) {
+    static_assert(std::is_same_v<T, U> && std::is_same_v<T, V>,
+                  "staticpy: RuntimeError: expected m1 and m2 to have the same dtype");
+    if constexpr (std::is_same_v<T, U> && std::is_same_v<T, V>)
+        return detail::linear_impl(x, w, &b);
+}
+/// linear(x, w): no bias.
+template <class T, class SX, class U, class SW>
+auto linear(const Tensor<T, SX>& x, const Tensor<U, SW>& w) {
+    static_assert(std::is_same_v<T, U>,
+                  "staticpy: RuntimeError: expected m1 and m2 to have the same dtype");
+    if constexpr (std::is_same_v<T, U>)
+        return detail::linear_impl<T, SX, SW, void>(x, w, nullptr);
+}
+
+} // namespace staticpy

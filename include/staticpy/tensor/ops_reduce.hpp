@@ -1,0 +1,652 @@
+#pragma once
+// Eager reductions: sum, mean, prod, var, max, min, amax, amin, argmax, argmin over all elements
+// or over any dimensions (keepdim as PyTorch's), and softmax / log_softmax along a dimension.
+//
+//   auto total = sum(x);                     // a zero-dim tensor; int tensors sum to int64
+//   auto rows = mean(x, 1_c);                // static dim: the other extents stay static
+//   auto cols = sum(x, list(0_c, 2_c), True); // several dims, keepdim
+//   auto [values, indices] = max(x, -1_c);   // torch.max(x, dim) gives both
+//   auto p = softmax(x, 1_c);                // stable: exp(x - max) / sum
+//
+// A dim is a compile-time int (1_c, -1_c: a wrong one is a compile error when the rank is
+// known, which it always is), a run-time integer (IndexError with PyTorch's text when out of
+// range; the result's extents are then dynamic), a staticpy list or std::tuple of compile-time
+// ints, or a std::array of run-time integers. keepdim is True or False (it changes the rank, so it
+// must be known at compile time).
+// Accumulation follows PyTorch's CPU accumulate types: float32 sums in double, integers in int64.
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "staticpy/core/constant.hpp"
+#include "staticpy/core/error.hpp"
+#include "staticpy/tensor/functors.hpp"
+#include "staticpy/tensor/ops_elementwise.hpp"
+#include "staticpy/tensor/tensor.hpp"
+
+namespace staticpy {
+
+template <class... Ts>
+class list;
+
+namespace detail {
+
+// ---- dim specifications -------------------------------------------------------------------
+
+template <class D>
+struct dim_spec {
+    static constexpr bool valid = false;
+};
+/// One compile-time dim.
+template <class D>
+requires is_int_constant_v<D>
+struct dim_spec<D> {
+    static constexpr bool valid = true;
+    static constexpr bool is_static = true;
+    static constexpr std::size_t count = 1;
+    static constexpr std::array<long long, 1> values{static_cast<long long>(D::value)};
+};
+/// One run-time dim.
+template <class D>
+requires(std::is_integral_v<D> && !std::is_same_v<D, bool>) struct dim_spec<D> {
+    static constexpr bool valid = true;
+    static constexpr bool is_static = false;
+    static constexpr std::size_t count = 1;
+    static std::array<std::int64_t, 1> runtime(const D& d) {
+        return {static_cast<std::int64_t>(d)};
+    }
+};
+/// Several run-time dims.
+template <class I, std::size_t K>
+requires(std::is_integral_v<I> && !std::is_same_v<I, bool>) struct dim_spec<std::array<I, K>> {
+    static constexpr bool valid = true;
+    static constexpr bool is_static = false;
+    static constexpr std::size_t count = K;
+    static std::array<std::int64_t, K> runtime(const std::array<I, K>& d) {
+        std::array<std::int64_t, K> out{};
+        for (std::size_t i = 0; i < K; ++i)
+            out[i] = static_cast<std::int64_t>(d[i]);
+        return out;
+    }
+};
+/// Several compile-time dims, as a staticpy list or a std::tuple.
+template <template <class...> class L, class... Ds>
+requires((std::is_same_v<L<Ds...>, list<Ds...>> || std::is_same_v<L<Ds...>, std::tuple<Ds...>>)&&(
+    is_int_constant_v<Ds>&&...)) struct dim_spec<L<Ds...>> {
+    static constexpr bool valid = true;
+    static constexpr bool is_static = true;
+    static constexpr std::size_t count = sizeof...(Ds);
+    static constexpr std::array<long long, sizeof...(Ds)> values{
+        static_cast<long long>(Ds::value)...};
+};
+
+/// A static dim spec as a bit mask over rank R (a compile error when a dim is out of range or
+/// repeated).
+template <class Spec, std::size_t R>
+constexpr unsigned long long static_dim_mask() {
+    unsigned long long mask = 0;
+    for (long long d : Spec::values) {
+        const long long r = R == 0 ? 1 : static_cast<long long>(R);
+        if (d < -r || d >= r)
+            return ~0ULL; // reported by the caller's static_assert
+        const long long w = d < 0 ? d + r : d;
+        if (R == 0)
+            continue;
+        if (mask & (1ULL << w))
+            return ~0ULL - 1;
+        mask |= 1ULL << w;
+    }
+    return mask;
+}
+
+template <class Spec, std::size_t R>
+constexpr unsigned long long checked_static_dim_mask() {
+    constexpr unsigned long long mask = static_dim_mask<Spec, R>();
+    static_assert(mask != ~0ULL, "staticpy: IndexError: Dimension out of range");
+    static_assert(mask != ~0ULL - 1,
+                  "staticpy: RuntimeError: a dim appears multiple times in the list of dims");
+    return mask;
+}
+
+template <std::size_t R>
+std::array<bool, R> runtime_dim_mask(const std::int64_t* dims, std::size_t count) {
+    std::array<bool, R> mask{};
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::int64_t d = wrap_dim(dims[i], static_cast<std::int64_t>(R));
+        if constexpr (R > 0) {
+            if (mask[static_cast<std::size_t>(d)])
+                throw RuntimeError("dim " + std::to_string(d) +
+                                   " appears multiple times in the list of dims");
+            mask[static_cast<std::size_t>(d)] = true;
+        }
+    }
+    return mask;
+}
+
+template <std::size_t R>
+constexpr std::array<bool, R> mask_array(unsigned long long mask) {
+    std::array<bool, R> out{};
+    for (std::size_t d = 0; d < R; ++d)
+        out[d] = (mask >> d) & 1ULL;
+    return out;
+}
+
+/// The shape type after reducing the dims in Mask of S (kept as int_<1> when Keep).
+template <class S, unsigned long long Mask, bool Keep>
+struct reduced_shape {
+    static constexpr std::size_t R = S::rank;
+    static constexpr std::size_t removed = [] {
+        std::size_t n = 0;
+        for (std::size_t d = 0; d < R; ++d)
+            n += (Mask >> d) & 1ULL;
+        return n;
+    }();
+    static constexpr std::size_t out_rank = Keep ? R : R - removed;
+    /// The input dim of output dim I (without keepdim).
+    static constexpr std::size_t kept_dim(std::size_t i) {
+        for (std::size_t d = 0; d < R; ++d)
+            if (!((Mask >> d) & 1ULL) && i-- == 0)
+                return d;
+        return R;
+    }
+    template <std::size_t I>
+    static auto extent() {
+        if constexpr (Keep) {
+            if constexpr ((Mask >> I) & 1ULL)
+                return int_<1>{};
+            else
+                return shape_extent_t<S, I>{};
+        } else {
+            return shape_extent_t<S, kept_dim(I)>{};
+        }
+    }
+    template <std::size_t... I>
+    static auto make(std::index_sequence<I...>) -> shape<decltype(extent<I>())...>;
+    using type = decltype(make(std::make_index_sequence<out_rank>{}));
+};
+
+/// Offsets (in elements) of every index over the dims where mask[d] == want, in row-major order.
+template <std::size_t R>
+std::vector<std::int64_t> dim_offsets(const std::array<std::int64_t, R>& sizes,
+                                      const std::array<std::int64_t, R>& strides,
+                                      const std::array<bool, R>& mask, bool want) {
+    std::vector<std::int64_t> offs{0};
+    for (std::size_t d = 0; d < R; ++d) {
+        if (mask[d] != want)
+            continue;
+        std::vector<std::int64_t> next;
+        next.reserve(offs.size() * static_cast<std::size_t>(sizes[d]));
+        for (std::int64_t o : offs)
+            for (std::int64_t i = 0; i < sizes[d]; ++i)
+                next.push_back(o + i * strides[d]);
+        offs = std::move(next);
+    }
+    return offs;
+}
+
+/// The output sizes of a reduction of `sizes` over `mask`.
+template <std::size_t OutRank, std::size_t R>
+std::array<std::int64_t, OutRank> reduced_sizes(const std::array<std::int64_t, R>& sizes,
+                                                const std::array<bool, R>& mask, bool keep) {
+    std::array<std::int64_t, OutRank> out{};
+    std::size_t k = 0;
+    for (std::size_t d = 0; d < R; ++d) {
+        if (!mask[d])
+            out[k++] = sizes[d];
+        else if (keep)
+            out[k++] = 1;
+    }
+    return out;
+}
+
+/// The output shape type and the reduced-dims mask of reducing a Tensor<T, S> over Dim.
+template <class S, class Dim, bool Keep>
+struct reduction_plan;
+template <class S, class Dim, bool Keep>
+requires dim_spec<Dim>::is_static struct reduction_plan<S, Dim, Keep> {
+    static constexpr unsigned long long mask_bits =
+        checked_static_dim_mask<dim_spec<Dim>, S::rank>();
+    using out_shape = typename reduced_shape<S, mask_bits, Keep>::type;
+    static std::array<bool, S::rank> mask(const Dim&) { return mask_array<S::rank>(mask_bits); }
+};
+template <class S, class Dim, bool Keep>
+requires(!dim_spec<Dim>::is_static) struct reduction_plan<S, Dim, Keep> {
+    static constexpr std::size_t R = S::rank;
+    static constexpr std::size_t count = dim_spec<Dim>::count;
+    static_assert(R == 0 || count <= R, "staticpy: IndexError: more dims than the tensor has");
+    using out_shape = dynamic_shape<(Keep || R == 0) ? R : R - count>;
+    static std::array<bool, R> mask(const Dim& d) {
+        const auto dims = dim_spec<Dim>::runtime(d);
+        return runtime_dim_mask<R>(dims.data(), dims.size());
+    }
+};
+
+template <class K>
+constexpr bool keepdim_value() {
+    static_assert(
+        is_bool_constant_v<K>,
+        "staticpy: TypeError: keepdim must be known at compile time: write True or False");
+    return static_cast<bool>(K::value);
+}
+
+template <class D>
+concept reduce_dim = dim_spec<std::remove_cvref_t<D>>::valid;
+
+/// Runs `body(base_pointer, inner_offsets)` for every output element of the reduction of x over
+/// mask, writing its return value there.
+template <class Out, class OutShape, class T, class S, class Body>
+Tensor<Out, OutShape> reduce_into(const Tensor<T, S>& x, const std::array<bool, S::rank>& mask,
+                                  bool keep, Body&& body) {
+    const OutShape out_shape(reduced_sizes<OutShape::rank>(x.sizes(), mask, keep));
+    Tensor<Out, OutShape> out(out_shape);
+    const auto outer = dim_offsets(x.sizes(), x.strides(), mask, false);
+    const auto inner = dim_offsets(x.sizes(), x.strides(), mask, true);
+    const T* p = x.data();
+    Out* q = out.data();
+    const auto n = static_cast<std::int64_t>(outer.size());
+    if (out.numel() != 0)
+        for (std::int64_t k = 0; k < n; ++k)
+            q[k] = body(p + outer[static_cast<std::size_t>(k)], inner);
+    return out;
+}
+
+/// The index of the first reduced dim of size 0 (for PyTorch's max()/argmax() messages).
+template <std::size_t R>
+std::int64_t first_empty_dim(const std::array<std::int64_t, R>& sizes,
+                             const std::array<bool, R>& mask) {
+    for (std::size_t d = 0; d < R; ++d)
+        if (mask[d] && sizes[d] == 0)
+            return static_cast<std::int64_t>(d);
+    return -1;
+}
+
+// ---- the reducers: one body each, used for full and per-dim reductions ----------------------
+
+template <class T>
+using sum_acc_t = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
+template <class T>
+using sum_result_t = std::conditional_t<std::is_floating_point_v<T>, T, std::int64_t>;
+
+struct sum_body {
+    template <class T>
+    using result = sum_result_t<T>;
+    template <class T>
+    static void check() {}
+    template <class T>
+    result<T> operator()(const T* base, const std::vector<std::int64_t>& inner) const {
+        sum_acc_t<T> acc = 0;
+        for (std::int64_t o : inner)
+            acc = fn::add::apply(acc, static_cast<sum_acc_t<T>>(base[o]));
+        return static_cast<result<T>>(acc);
+    }
+};
+struct prod_body {
+    template <class T>
+    using result = sum_result_t<T>;
+    template <class T>
+    static void check() {}
+    template <class T>
+    result<T> operator()(const T* base, const std::vector<std::int64_t>& inner) const {
+        sum_acc_t<T> acc = 1;
+        for (std::int64_t o : inner)
+            acc = fn::mul::apply(acc, static_cast<sum_acc_t<T>>(base[o]));
+        return static_cast<result<T>>(acc);
+    }
+};
+struct mean_body {
+    template <class T>
+    using result = T;
+    template <class T>
+    static void check() {
+        static_assert(
+            std::is_floating_point_v<T>,
+            "staticpy: RuntimeError: mean(): could not infer output dtype. Input dtype must "
+            "be either a floating point or complex dtype");
+    }
+    template <class T>
+    T operator()(const T* base, const std::vector<std::int64_t>& inner) const {
+        if (inner.empty())
+            return std::numeric_limits<T>::quiet_NaN();
+        double acc = 0;
+        for (std::int64_t o : inner)
+            acc += static_cast<double>(base[o]);
+        return static_cast<T>(acc / static_cast<double>(inner.size()));
+    }
+};
+struct var_body {
+    double correction = 1;
+    template <class T>
+    using result = T;
+    template <class T>
+    static void check() {
+        static_assert(
+            std::is_floating_point_v<T>,
+            "staticpy: RuntimeError: std and var only support floating point and complex dtypes");
+    }
+    template <class T>
+    T operator()(const T* base, const std::vector<std::int64_t>& inner) const {
+        const auto n = static_cast<double>(inner.size());
+        if (inner.empty())
+            return std::numeric_limits<T>::quiet_NaN();
+        double mean = 0;
+        for (std::int64_t o : inner)
+            mean += static_cast<double>(base[o]);
+        mean /= n;
+        double m2 = 0;
+        for (std::int64_t o : inner) {
+            const double dx = static_cast<double>(base[o]) - mean;
+            m2 += dx * dx;
+        }
+        const double dof = n - correction > 0 ? n - correction : 0.0;
+        if (dof == 0)
+            return m2 == 0 || m2 != m2 ? std::numeric_limits<T>::quiet_NaN()
+                                       : std::numeric_limits<T>::infinity();
+        return static_cast<T>(m2 / dof);
+    }
+};
+/// max/min: NaN propagates (the first NaN wins).
+template <class Cmp>
+struct extremum_body {
+    template <class T>
+    using result = T;
+    template <class T>
+    static void check() {}
+    template <class T>
+    T operator()(const T* base, const std::vector<std::int64_t>& inner) const {
+        T best = base[inner.front()];
+        for (std::int64_t o : inner) {
+            const T v = base[o];
+            if constexpr (std::is_floating_point_v<T>) {
+                if (v != v)
+                    return v;
+            }
+            if (Cmp::apply(v, best))
+                best = v;
+        }
+        return best;
+    }
+};
+/// argmax/argmin: the first index of the extremum; a NaN counts as the extremum.
+template <class Cmp>
+struct arg_extremum_body {
+    template <class T>
+    using result = std::int64_t;
+    template <class T>
+    static void check() {}
+    template <class T>
+    std::int64_t operator()(const T* base, const std::vector<std::int64_t>& inner) const {
+        std::int64_t best_i = 0;
+        T best = base[inner.front()];
+        if constexpr (std::is_floating_point_v<T>) {
+            if (best != best)
+                return 0;
+        }
+        const auto n = static_cast<std::int64_t>(inner.size());
+        for (std::int64_t i = 1; i < n; ++i) {
+            const T v = base[inner[static_cast<std::size_t>(i)]];
+            if constexpr (std::is_floating_point_v<T>) {
+                if (v != v)
+                    return i;
+            }
+            if (Cmp::apply(v, best)) {
+                best = v;
+                best_i = i;
+            }
+        }
+        return best_i;
+    }
+};
+
+/// Full reduction (all elements) to a zero-dim tensor.
+template <class Body, class T, class S>
+auto reduce_all(const Tensor<T, S>& x, const Body& body = {}) {
+    Body::template check<T>();
+    std::array<bool, S::rank> mask{};
+    mask.fill(true);
+    return reduce_into<typename Body::template result<T>, shape<>>(x, mask, false, body);
+}
+
+/// Reduction over Dim, keepdim Keep.
+template <class Body, bool Keep, class T, class S, class Dim>
+auto reduce_dim_impl(const Tensor<T, S>& x, const Dim& dim, const Body& body = {}) {
+    Body::template check<T>();
+    using plan = reduction_plan<S, std::remove_cvref_t<Dim>, Keep>;
+    return reduce_into<typename Body::template result<T>, typename plan::out_shape>(
+        x, plan::mask(dim), Keep, body);
+}
+
+template <class T, class S, class Mask>
+void check_nonempty(const char* name, const Tensor<T, S>& x, const Mask& mask, bool full) {
+    if (x.numel() != 0)
+        return;
+    if (full)
+        throw RuntimeError(
+            std::string(name) +
+            "(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+            "the reduction dim with the 'dim' argument.");
+    const std::int64_t d = first_empty_dim(x.sizes(), mask);
+    if (d >= 0)
+        throw IndexError(std::string(name) + "(): Expected reduction dim " + std::to_string(d) +
+                         " to have non-zero size.");
+}
+
+} // namespace detail
+
+/// torch.return_types.max / min: the values and their indices (int64) along a dim.
+///   auto [values, indices] = max(x, 1_c);
+template <class V, class I>
+struct values_indices {
+    V values;
+    I indices;
+};
+
+// ---- sum, prod, mean, var -----------------------------------------------------------------------
+
+#define STATICPY_REDUCTION(Name, Body)                                                             \
+    template <class T, class S>                                                                    \
+    auto Name(const Tensor<T, S>& x) {                                                             \
+        return detail::reduce_all<Body>(x);                                                        \
+    }                                                                                              \
+    template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>              \
+    auto Name(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {                                  \
+        return detail::reduce_dim_impl<Body, detail::keepdim_value<Keep>()>(x, dim);               \
+    }
+
+/// torch.sum(x) / x.sum(dim, keepdim): int and bool tensors sum to int64.
+///   sum(x, 1_c, True)
+STATICPY_REDUCTION(sum, detail::sum_body)
+/// torch.prod: int and bool tensors multiply to int64.
+STATICPY_REDUCTION(prod, detail::prod_body)
+/// torch.mean: floating tensors only (a compile error otherwise, as PyTorch's error); an empty
+/// reduction is NaN.
+STATICPY_REDUCTION(mean, detail::mean_body)
+#undef STATICPY_REDUCTION
+
+/// torch.var with PyTorch's default correction=1 (unbiased); one element gives NaN.
+///   var(x)   var(x, 0_c)   var(x, 0_c, True, 0)   (the last: correction=0, the biased variance)
+template <class T, class S>
+auto var(const Tensor<T, S>& x) {
+    return detail::reduce_all<detail::var_body>(x);
+}
+template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>
+auto var(const Tensor<T, S>& x, const Dim& dim, Keep = {}, double correction = 1) {
+    return detail::reduce_dim_impl<detail::var_body, detail::keepdim_value<Keep>()>(
+        x, dim, detail::var_body{correction});
+}
+
+// ---- max, min, amax, amin, argmax, argmin -----------------------------------------------------
+
+/// torch.max(x): the largest element, as a zero-dim tensor (NaN if any is NaN).
+/// torch.max(x, dim, keepdim): values_indices{values, indices} along dim.
+/// torch.max(a, b) with two tensors: torch.maximum.
+template <class T, class S>
+auto max(const Tensor<T, S>& x) {
+    detail::check_nonempty("max", x, std::array<bool, S::rank>{}, true);
+    return detail::reduce_all<detail::extremum_body<fn::gt>>(x);
+}
+template <class T, class S>
+auto min(const Tensor<T, S>& x) {
+    detail::check_nonempty("min", x, std::array<bool, S::rank>{}, true);
+    return detail::reduce_all<detail::extremum_body<fn::lt>>(x);
+}
+
+/// torch.max(a, b) / torch.min(a, b) with two tensors: torch.maximum / torch.minimum. The
+/// same-type overloads are there so that an unqualified max(a, b) prefers them to std::max, which
+/// argument-dependent lookup also finds.
+template <class T, class S, class U, class S2>
+auto max(const Tensor<T, S>& a, const Tensor<U, S2>& b) {
+    return maximum(a, b);
+}
+template <class T, class S>
+auto max(const Tensor<T, S>& a, const Tensor<T, S>& b) {
+    return maximum(a, b);
+}
+template <class T, class S, class U, class S2>
+auto min(const Tensor<T, S>& a, const Tensor<U, S2>& b) {
+    return minimum(a, b);
+}
+template <class T, class S>
+auto min(const Tensor<T, S>& a, const Tensor<T, S>& b) {
+    return minimum(a, b);
+}
+
+namespace detail {
+template <class Cmp, bool Keep, class T, class S, class Dim>
+auto extremum_with_indices(const char* name, const Tensor<T, S>& x, const Dim& dim) {
+    using plan = reduction_plan<S, std::remove_cvref_t<Dim>, Keep>;
+    static_assert(dim_spec<std::remove_cvref_t<Dim>>::count == 1,
+                  "staticpy: TypeError: max()/min() with indices take one dim");
+    check_nonempty(name, x, plan::mask(dim), false);
+    auto values = reduce_dim_impl<extremum_body<Cmp>, Keep>(x, dim);
+    auto indices = reduce_dim_impl<arg_extremum_body<Cmp>, Keep>(x, dim);
+    return values_indices<decltype(values), decltype(indices)>{std::move(values),
+                                                               std::move(indices)};
+}
+} // namespace detail
+
+template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>
+requires(!is_tensor_v<Dim>) auto max(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {
+    return detail::extremum_with_indices<fn::gt, detail::keepdim_value<Keep>()>("max", x, dim);
+}
+template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>
+requires(!is_tensor_v<Dim>) auto min(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {
+    return detail::extremum_with_indices<fn::lt, detail::keepdim_value<Keep>()>("min", x, dim);
+}
+
+/// torch.amax / amin: the values only, over any dims.
+template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>
+auto amax(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {
+    constexpr bool keep = detail::keepdim_value<Keep>();
+    using plan = detail::reduction_plan<S, std::remove_cvref_t<Dim>, keep>;
+    detail::check_nonempty("amax", x, plan::mask(dim), false);
+    return detail::reduce_dim_impl<detail::extremum_body<fn::gt>, keep>(x, dim);
+}
+template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>
+auto amin(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {
+    constexpr bool keep = detail::keepdim_value<Keep>();
+    using plan = detail::reduction_plan<S, std::remove_cvref_t<Dim>, keep>;
+    detail::check_nonempty("amin", x, plan::mask(dim), false);
+    return detail::reduce_dim_impl<detail::extremum_body<fn::lt>, keep>(x, dim);
+}
+
+/// torch.argmax(x): the index of the first largest element of the flattened tensor (int64,
+/// zero-dim); argmax(x, dim, keepdim) along dim. A NaN counts as the largest.
+template <class T, class S>
+auto argmax(const Tensor<T, S>& x) {
+    detail::check_nonempty("argmax", x, std::array<bool, S::rank>{}, true);
+    return detail::reduce_all<detail::arg_extremum_body<fn::gt>>(x);
+}
+template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>
+auto argmax(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {
+    static_assert(detail::dim_spec<Dim>::count == 1, "staticpy: TypeError: argmax() takes one dim");
+    constexpr bool keep = detail::keepdim_value<Keep>();
+    using plan = detail::reduction_plan<S, std::remove_cvref_t<Dim>, keep>;
+    detail::check_nonempty("argmax", x, plan::mask(dim), false);
+    return detail::reduce_dim_impl<detail::arg_extremum_body<fn::gt>, keep>(x, dim);
+}
+template <class T, class S>
+auto argmin(const Tensor<T, S>& x) {
+    detail::check_nonempty("argmin", x, std::array<bool, S::rank>{}, true);
+    return detail::reduce_all<detail::arg_extremum_body<fn::lt>>(x);
+}
+template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>
+auto argmin(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {
+    static_assert(detail::dim_spec<Dim>::count == 1, "staticpy: TypeError: argmin() takes one dim");
+    constexpr bool keep = detail::keepdim_value<Keep>();
+    using plan = detail::reduction_plan<S, std::remove_cvref_t<Dim>, keep>;
+    detail::check_nonempty("argmin", x, plan::mask(dim), false);
+    return detail::reduce_dim_impl<detail::arg_extremum_body<fn::lt>, keep>(x, dim);
+}
+
+// ---- softmax, log_softmax ---------------------------------------------------------------------
+
+namespace detail {
+template <bool Log, class T, class S, class Dim>
+Tensor<T, S> softmax_impl(const Tensor<T, S>& x, const Dim& dim) {
+    static_assert(
+        std::is_floating_point_v<T>,
+        "staticpy: RuntimeError: softmax and log_softmax are only implemented for floating "
+        "point tensors");
+    static_assert(dim_spec<Dim>::count == 1, "staticpy: TypeError: softmax() takes one dim");
+    using plan = reduction_plan<S, Dim, true>;
+    const auto mask = plan::mask(dim);
+    Tensor<T, S> out(x.shape());
+    const auto out_strides = contiguous_strides(x.sizes());
+    const auto outer_in = dim_offsets(x.sizes(), x.strides(), mask, false);
+    const auto inner_in = dim_offsets(x.sizes(), x.strides(), mask, true);
+    const auto outer_out = dim_offsets(x.sizes(), out_strides, mask, false);
+    const auto inner_out = dim_offsets(x.sizes(), out_strides, mask, true);
+    if (x.numel() == 0)
+        return out;
+    const T* p = x.data();
+    T* q = out.data();
+    const std::size_t n = inner_in.size();
+    for (std::size_t k = 0; k < outer_in.size(); ++k) {
+        const T* a = p + outer_in[k];
+        T* b = q + outer_out[k];
+        // Subtract the max so that exp never overflows: softmax(x) == softmax(x - max).
+        T m = a[inner_in[0]];
+        for (std::size_t j = 1; j < n; ++j)
+            m = fn::maximum::apply(m, a[inner_in[j]]);
+        double total = 0;
+        for (std::size_t j = 0; j < n; ++j) {
+            const T e = fn::exp::apply(static_cast<T>(a[inner_in[j]] - m));
+            if constexpr (!Log)
+                b[inner_out[j]] = e;
+            total += static_cast<double>(e);
+        }
+        if constexpr (Log) {
+            const T log_total = static_cast<T>(std::log(total));
+            for (std::size_t j = 0; j < n; ++j)
+                b[inner_out[j]] = a[inner_in[j]] - m - log_total;
+        } else {
+            const T inv = static_cast<T>(1.0 / total);
+            for (std::size_t j = 0; j < n; ++j)
+                b[inner_out[j]] = b[inner_out[j]] * inv;
+        }
+    }
+    return out;
+}
+} // namespace detail
+
+/// torch.softmax(x, dim): exp(x - max) / sum(exp(x - max)) along dim (stable for large inputs).
+///   auto p = softmax(logits, -1_c);
+template <class T, class S, detail::reduce_dim Dim>
+Tensor<T, S> softmax(const Tensor<T, S>& x, const Dim& dim) {
+    return detail::softmax_impl<false>(x, dim);
+}
+/// torch.log_softmax(x, dim): x - max - log(sum(exp(x - max))) along dim.
+template <class T, class S, detail::reduce_dim Dim>
+Tensor<T, S> log_softmax(const Tensor<T, S>& x, const Dim& dim) {
+    return detail::softmax_impl<true>(x, dim);
+}
+
+} // namespace staticpy

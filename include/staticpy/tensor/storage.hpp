@@ -1,0 +1,99 @@
+#pragma once
+// The memory behind Tensors: a buffer that views share, as torch.Storage.
+//
+// Owning storage is allocated with alignment `storage_alignment` (64 bytes: a cache line and an
+// AVX-512 vector), so data() of a tensor at offset 0 is 64-byte aligned, and freed when the last
+// Tensor that views it goes away (shared ownership). Non-owning storage wraps a user pointer
+// (torch.from_blob): the user keeps the memory alive for as long as tensors view it.
+//   auto s = staticpy::Storage<float>::allocate(6);     // owning, aligned, shared by views
+//   auto w = staticpy::Storage<float>::wrap(ptr, 6);    // non-owning
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+#include <string>
+#include <type_traits>
+
+#include "staticpy/core/error.hpp"
+
+namespace staticpy {
+
+/// The alignment in bytes of every buffer staticpy allocates.
+inline constexpr std::size_t storage_alignment = 64;
+
+template <class T>
+class Storage {
+public:
+    using value_type = T;
+
+    /// A storage with no memory (size 0, data() null).
+    Storage() = default;
+
+    /// An owning buffer of n elements, 64-byte aligned. Arithmetic elements are left
+    /// uninitialised (as torch.empty), bools are set to false (every byte is a valid bool).
+    static Storage allocate(std::int64_t n) {
+        if (n < 0)
+            throw RuntimeError("Storage size must be non-negative, got " + std::to_string(n));
+        if (static_cast<std::uint64_t>(n) > std::numeric_limits<std::size_t>::max() / sizeof(T))
+            throw RuntimeError("Storage of " + std::to_string(n) + " elements is too large");
+        // At least one byte, rounded up to the alignment, so that data() is never null for an
+        // owning storage and the allocation size is a multiple of the alignment.
+        std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
+        bytes = (bytes + storage_alignment - 1) / storage_alignment * storage_alignment;
+        if (bytes == 0)
+            bytes = storage_alignment;
+        void* raw = ::operator new (bytes, std::align_val_t{storage_alignment});
+        if constexpr (std::is_same_v<T, bool>)
+            std::memset(raw, 0, bytes);
+        Storage s;
+        s.data_ = std::shared_ptr<T>(static_cast<T*>(raw), aligned_deleter{});
+        s.size_ = n;
+        s.owning_ = true;
+        return s;
+    }
+
+    /// A non-owning view of n elements at p; p must outlive every Tensor over it.
+    static Storage wrap(T* p, std::int64_t n) {
+        if (n < 0)
+            throw RuntimeError("Storage size must be non-negative, got " + std::to_string(n));
+        Storage s;
+        s.data_ = std::shared_ptr<T>(std::shared_ptr<T>{}, p); // aliasing: owns nothing
+        s.size_ = n;
+        s.owning_ = false;
+        return s;
+    }
+
+    /// The first element. Tensors are handles, as in PyTorch: a const Tensor still lets its
+    /// elements be written, so data() is not const-qualified in what it returns.
+    [[nodiscard]] T* data() const noexcept { return data_.get(); }
+    /// Elements in the buffer (torch.UntypedStorage.size() / itemsize).
+    [[nodiscard]] std::int64_t size() const noexcept { return size_; }
+    [[nodiscard]] std::size_t nbytes() const noexcept {
+        return static_cast<std::size_t>(size_) * sizeof(T);
+    }
+    /// Whether the memory is staticpy's (false for wrap / from_blob).
+    [[nodiscard]] bool is_owning() const noexcept { return owning_; }
+    /// How many Storage handles share the owning buffer (0 for a non-owning one).
+    [[nodiscard]] long use_count() const noexcept { return data_.use_count(); }
+    /// Whether two storages are the same buffer.
+    [[nodiscard]] bool is_same(const Storage& o) const noexcept {
+        return data_.get() == o.data_.get();
+    }
+    explicit operator bool() const noexcept { return data_ != nullptr; }
+
+private:
+    struct aligned_deleter {
+        void operator()(T* p) const noexcept {
+            ::operator delete (static_cast<void*>(p), std::align_val_t{storage_alignment});
+        }
+    };
+
+    std::shared_ptr<T> data_;
+    std::int64_t size_ = 0;
+    bool owning_ = false;
+};
+
+} // namespace staticpy

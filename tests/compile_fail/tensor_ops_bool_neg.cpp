@@ -1,0 +1,13 @@
+// expect: staticpy: RuntimeError: Negation, the `-` operator, on a bool tensor is not supported
+#include <staticpy/staticpy.hpp>
+
+using namespace staticpy;
+using namespace staticpy::literals;
+
+int main() {
+    auto m = zeros<bool>(3_c);
+    (void)(m == m);
+#if STATICPY_EXPECT_FAIL
+    (void)(-m);
+#endif
+}

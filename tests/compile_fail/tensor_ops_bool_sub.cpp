@@ -1,0 +1,13 @@
+// expect: staticpy: RuntimeError: Subtraction, the `-` operator, with two bool tensors is not
+#include <staticpy/staticpy.hpp>
+
+using namespace staticpy;
+using namespace staticpy::literals;
+
+int main() {
+    auto m = zeros<bool>(3_c);
+    (void)(m + m);
+#if STATICPY_EXPECT_FAIL
+    (void)(m - m);
+#endif
+}

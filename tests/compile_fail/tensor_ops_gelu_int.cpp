@@ -1,0 +1,13 @@
+// expect: staticpy: RuntimeError: gelu is only implemented for floating-point tensors
+#include <staticpy/staticpy.hpp>
+
+using namespace staticpy;
+using namespace staticpy::literals;
+
+int main() {
+    auto x = zeros<std::int32_t>(3_c);
+    (void)sigmoid(x);
+#if STATICPY_EXPECT_FAIL
+    (void)gelu(x);
+#endif
+}

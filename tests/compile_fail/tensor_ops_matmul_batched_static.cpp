@@ -1,0 +1,15 @@
+// expect: staticpy: RuntimeError: mat1 and mat2 shapes cannot be multiplied
+#include <staticpy/staticpy.hpp>
+
+using namespace staticpy;
+using namespace staticpy::literals;
+
+int main() {
+    auto a = zeros<float>(2_c, 2_c, 3_c);
+    auto b = zeros<float>(2_c, 4_c, 5_c);
+    (void)a;
+    (void)b;
+#if STATICPY_EXPECT_FAIL
+    (void)matmul(a, b);
+#endif
+}

@@ -1,0 +1,13 @@
+// expect: staticpy: RuntimeError: where expected condition to be a boolean tensor
+#include <staticpy/staticpy.hpp>
+
+using namespace staticpy;
+using namespace staticpy::literals;
+
+int main() {
+    auto x = zeros<float>(3_c);
+    (void)where(x > 0, x, 1);
+#if STATICPY_EXPECT_FAIL
+    (void)where(x, x, 1);
+#endif
+}

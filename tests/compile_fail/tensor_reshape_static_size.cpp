@@ -1,0 +1,14 @@
+// expect: staticpy: RuntimeError: shape is invalid for input of this size
+#include <staticpy/staticpy.hpp>
+
+using namespace staticpy::literals;
+
+int main() {
+    auto t = staticpy::zeros(2_c, 3_c);
+    auto ok = t.reshape(3_c, 2_c);
+    (void)ok;
+#if STATICPY_EXPECT_FAIL
+    auto bad = t.reshape(2_c, 4_c);
+    (void)bad;
+#endif
+}

@@ -1,0 +1,14 @@
+// expect: staticpy: IndexError: Dimension out of range
+#include <staticpy/staticpy.hpp>
+
+using namespace staticpy::literals;
+
+int main() {
+    auto t = staticpy::zeros(2_c, 3_c);
+    auto ok = t.unsqueeze(2_c);
+    (void)ok;
+#if STATICPY_EXPECT_FAIL
+    auto bad = t.unsqueeze(3_c);
+    (void)bad;
+#endif
+}
