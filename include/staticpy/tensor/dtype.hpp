@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 #include <type_traits>
 
@@ -121,5 +122,34 @@ constexpr std::size_t element_size(dtype d) {
     }
     return 0;
 }
+
+namespace detail {
+
+/// PyTorch's conversion of one element: float to int truncates toward zero, anything to bool is
+/// != 0. A float that is NaN or outside the target's range gives the target's lowest value for
+/// signed types (what x86 gives PyTorch) and wraps through int64 for uint8, instead of C++'s UB.
+template <class U, class T>
+constexpr U convert(T v) {
+    if constexpr (std::is_same_v<U, bool>) {
+        return v != T(0);
+    } else if constexpr (std::is_floating_point_v<T> && std::is_integral_v<U>) {
+        if constexpr (std::is_same_v<U, std::uint8_t>) {
+            return static_cast<U>(static_cast<std::uint64_t>(convert<std::int64_t>(v)) & 0xFFU);
+        } else {
+            const long double x = v;
+            if (!(x > static_cast<long double>(std::numeric_limits<U>::min()) - 1.0L &&
+                  x < static_cast<long double>(std::numeric_limits<U>::max()) + 1.0L))
+                return std::numeric_limits<U>::min();
+            return static_cast<U>(v);
+        }
+    } else if constexpr (std::is_integral_v<T> && std::is_integral_v<U> &&
+                         !std::is_same_v<T, bool>) {
+        return static_cast<U>(v); // modular, as PyTorch's integer casts
+    } else {
+        return static_cast<U>(v);
+    }
+}
+
+} // namespace detail
 
 } // namespace staticpy

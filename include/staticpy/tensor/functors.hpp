@@ -29,6 +29,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "staticpy/tensor/dtype.hpp"
+
 namespace staticpy::fn {
 
 /// How a functor's result type follows from its operands' promoted type (see promote.hpp).
@@ -518,22 +520,7 @@ struct cast : functor_base {
     using result_type = To;
     template <class T>
     static constexpr To apply(T a) {
-        if constexpr (detail::is_bool_v<To>) {
-            return a != T(0);
-        } else if constexpr (std::is_floating_point_v<T> && std::is_integral_v<To>) {
-            if constexpr (std::is_same_v<To, std::uint8_t>) {
-                return static_cast<To>(static_cast<std::uint64_t>(cast<std::int64_t>::apply(a)) &
-                                       0xFFU);
-            } else {
-                const long double x = a;
-                if (!(x > static_cast<long double>(std::numeric_limits<To>::min()) - 1.0L &&
-                      x < static_cast<long double>(std::numeric_limits<To>::max()) + 1.0L))
-                    return std::numeric_limits<To>::min();
-                return static_cast<To>(a);
-            }
-        } else {
-            return static_cast<To>(a);
-        }
+        return staticpy::detail::convert<To>(a); // the rules Tensor::to uses too
     }
     static std::string cpp(std::string_view a) {
         if constexpr (detail::is_bool_v<To>)

@@ -145,31 +145,6 @@ void for_each_offset(const std::array<std::int64_t, R>& sizes, std::int64_t a0,
     for_each_offset2(sizes, a0, sa, 0, sa, [&](std::int64_t a, std::int64_t) { f(a); });
 }
 
-/// PyTorch's conversion of one element: float to int truncates toward zero, anything to bool is
-/// != 0. A float that is NaN or outside the target's range gives the target's lowest value for
-/// signed types (what x86 gives PyTorch) and wraps through int64 for uint8, instead of C++'s UB.
-template <class U, class T>
-constexpr U convert(T v) {
-    if constexpr (std::is_same_v<U, bool>) {
-        return v != T(0);
-    } else if constexpr (std::is_floating_point_v<T> && std::is_integral_v<U>) {
-        if constexpr (std::is_same_v<U, std::uint8_t>) {
-            return static_cast<U>(static_cast<std::uint64_t>(convert<std::int64_t>(v)) & 0xFFU);
-        } else {
-            const long double x = v;
-            if (!(x > static_cast<long double>(std::numeric_limits<U>::min()) - 1.0L &&
-                  x < static_cast<long double>(std::numeric_limits<U>::max()) + 1.0L))
-                return std::numeric_limits<U>::min();
-            return static_cast<U>(v);
-        }
-    } else if constexpr (std::is_integral_v<T> && std::is_integral_v<U> &&
-                         !std::is_same_v<T, bool>) {
-        return static_cast<U>(v); // modular, as PyTorch's integer casts
-    } else {
-        return static_cast<U>(v);
-    }
-}
-
 /// PyTorch's view stride computation (computeStride): the strides that let `new_sizes` view a
 /// tensor of `old_sizes`/`old_strides` without copying, or false when none exist.
 template <std::size_t R, std::size_t N>
