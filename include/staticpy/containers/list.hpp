@@ -351,17 +351,18 @@ public:
         return getitem(*this, i);
     }
     // The commonest case, l[1_c], without the general getitem: one instantiation per index
-    // rather than three, which is most of the compile cost of reading many elements.
+    // rather than three, and always inlined, so that even an unoptimised build emits no function
+    // of its own per index (code generation is a third of the cost of reading many elements).
     template <class Index>
         requires detail::is_index_constant_v<Index>
-    constexpr const auto& operator[](const Index&) const& {
+    [[gnu::always_inline]] constexpr const auto& operator[](const Index&) const& {
         constexpr long long p = detail::normalize_index(Index::value, N);
         static_assert(p >= 0, "staticpy: IndexError: list index out of range");
         return hana::at_c<static_cast<std::size_t>(p < 0 ? 0 : p)>(elements);
     }
     template <class Index>
         requires detail::is_index_constant_v<Index>
-    constexpr auto& operator[](const Index&) & {
+    [[gnu::always_inline]] constexpr auto& operator[](const Index&) & {
         constexpr long long p = detail::normalize_index(Index::value, N);
         static_assert(p >= 0, "staticpy: IndexError: list index out of range");
         return hana::at_c<static_cast<std::size_t>(p < 0 ? 0 : p)>(elements);

@@ -132,6 +132,22 @@ inline constexpr bool is_scalar_constant_v =
     detail::integral_constant_like<T> || is_float_constant_v<T> || is_str_constant_v<T> ||
     std::is_same_v<T, none_t>;
 
+// Shortcuts for staticpy's own constants and std's bools: answered by matching the type, without
+// the concept check above. Generated code names thousands of constants, and each check is an
+// instantiation.
+template <long long N>
+inline constexpr bool is_bool_constant_v<int_<N>> = false;
+template <bool B>
+inline constexpr bool is_bool_constant_v<std::integral_constant<bool, B>> = true;
+template <long long N>
+inline constexpr bool is_int_constant_v<int_<N>> = true;
+template <bool B>
+inline constexpr bool is_int_constant_v<std::integral_constant<bool, B>> = false;
+template <long long N>
+inline constexpr bool is_scalar_constant_v<int_<N>> = true;
+template <bool B>
+inline constexpr bool is_scalar_constant_v<std::integral_constant<bool, B>> = true;
+
 // ---------------------------------------------------------------------------------------------
 // Arithmetic and comparisons between compile-time numbers stay compile-time, as Python's do when
 // MindSpore folds them: 1_c + 2_c is int_<3>, 1_c / 2_c is float_<0.5> (true division),
