@@ -5,8 +5,9 @@
 
 #include <iomanip>
 #include <iostream>
-#include <staticpy/staticpy.hpp>
 #include <string>
+
+#include <staticpy/staticpy.hpp>
 
 using namespace staticpy;
 using namespace staticpy::literals;
@@ -18,7 +19,7 @@ void show(const char* python, const std::string& result) {
     std::cout << "  " << std::left << std::setw(44) << python << " -> " << result << '\n';
 }
 
-}  // namespace
+} // namespace
 
 int main() {
     std::cout << "staticpy " << version << ": Python's list and dict, computed at compile time\n\n";
@@ -37,7 +38,7 @@ int main() {
     constexpr auto mixed = list("a"_s, "b"_s, 20_c, 4_c, "b"_s);
     static_assert(mixed.count("b"_s) == 2);
     static_assert(list(1_c, 1.0_c, True).count(1_c) == 3);
-    static_assert(list(1_c, 1.0_c, True).count_same_type(1_c) == 1);  // MindSpore's rule
+    static_assert(list(1_c, 1.0_c, True).count_same_type(1_c) == 1); // MindSpore's rule
     show("['a', 'b', 20, 4, 'b'].count('b')", repr(mixed.count("b"_s)));
     show("[1, 1.0, True].count(1)", repr(list(1_c, 1.0_c, True).count(1_c)));
 
@@ -62,7 +63,7 @@ int main() {
     show("l = [3, 1, 2]; l[-1], l.index(1)", repr(std::tuple(l[-1_c], l.index(1_c))));
     show("l.append('x')", repr(l.append("x"_s)));
     show("l.insert(-5, 0)  (clamped)", repr(l.insert(-5_c, 0_c)));
-    constexpr auto popped = l.pop();  // (new list, element), as MindSpore returns it
+    constexpr auto popped = l.pop(); // (new list, element), as MindSpore returns it
     static_assert(std::get<1>(popped) == 2);
     show("l.pop()  -> (list, element)", repr(popped));
     show("l.remove(1)", repr(l.remove(1_c)));
@@ -96,7 +97,8 @@ int main() {
     constexpr auto config = dict("lr"_s = 0.1, "epochs"_s = 10);
     static_assert(config["epochs"_s] == 10 && config.contains("lr"_s));
     show("config", repr(config));
-    show("dict({1: 'a', True: 'b', 1.0: 'c'})", repr(dict(pair(1_c, "a"_s), pair(True, "b"_s), pair(1.0_c, "c"_s))));
+    show("dict({1: 'a', True: 'b', 1.0: 'c'})",
+         repr(dict(pair(1_c, "a"_s), pair(True, "b"_s), pair(1.0_c, "c"_s))));
     show("config | {'lr': 0.5, 'seed': 1}", repr(config | dict("lr"_s = 0.5, "seed"_s = 1)));
     show("config['lr'] = 'auto'  (type changes)", repr(config.setitem("lr"_s, "auto"_s)));
     show("config.pop('lr')", repr(config.pop("lr"_s)));
@@ -105,7 +107,8 @@ int main() {
     show("config.get('momentum', 0.9)", repr(config.get("momentum"_s, 0.9)));
     show("list(config.items())", repr(config.items()));
     static_assert(dict("a"_s = 1_c, "b"_s = 2_c) == dict("b"_s = 2_c, "a"_s = 1_c));
-    show("{'a': 1, 'b': 2} == {'b': 2, 'a': 1}", repr(dict("a"_s = 1_c, "b"_s = 2_c) == dict("b"_s = 2_c, "a"_s = 1_c)));
+    show("{'a': 1, 'b': 2} == {'b': 2, 'a': 1}",
+         repr(dict("a"_s = 1_c, "b"_s = 2_c) == dict("b"_s = 2_c, "a"_s = 1_c)));
 
     std::cout << "\nEvery static_assert above held: those results were computed by the compiler.\n";
     return 0;

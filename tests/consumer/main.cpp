@@ -1,7 +1,8 @@
 // Built against the *installed* staticpy package by the install-consumer test: if the install
 // misses a header or the package config misses a dependency, this fails to build.
-#include <staticpy/staticpy.hpp>
 #include <string>
+
+#include <staticpy/staticpy.hpp>
 
 using namespace staticpy::literals;
 

@@ -234,8 +234,7 @@ TEST_CASE("dict: fromkeys from a list, a std::tuple, a dict and a str") {
     // dict.fromkeys(['a', 'b']) -> {'a': None, 'b': None}
     constexpr auto a = dict.fromkeys(list("a"_s, "b"_s));
     STATIC_REQUIRE(
-        std::is_same_v<decltype(a),
-                       const dict_t<pair<str<"a">, none_t>, pair<str<"b">, none_t>>>);
+        std::is_same_v<decltype(a), const dict_t<pair<str<"a">, none_t>, pair<str<"b">, none_t>>>);
     STATIC_REQUIRE(a["a"_s] == None);
     REQUIRE(repr(a) == "{'a': None, 'b': None}");
 
@@ -321,8 +320,7 @@ TEST_CASE("dict: get with and without a default") {
     STATIC_REQUIRE(hparams.get("epochs"_s, 0.5) == 10);
     STATIC_REQUIRE(std::is_same_v<decltype(hparams.get("epochs"_s, 0.5)), int>);
     STATIC_REQUIRE(hparams.get("missing"_s, 42) == 42);
-    STATIC_REQUIRE(
-        std::is_same_v<decltype(hparams.get("missing"_s, "default"_s)), str<"default">>);
+    STATIC_REQUIRE(std::is_same_v<decltype(hparams.get("missing"_s, "default"_s)), str<"default">>);
     REQUIRE(std::string_view(hparams.get("missing"_s, "text")) == "text");
 
     // A key equal by hash finds the entry: {1: 'a'}.get(1.0) -> 'a'
@@ -511,8 +509,7 @@ TEST_CASE("dict: update may change a value's type") {
     // {'lr': 0.1}.update(lr='high') -> {'lr': 'high'}
     constexpr auto d = dict("lr"_s = 0.1, "epochs"_s = 10).update("lr"_s = "high"_s);
     STATIC_REQUIRE(
-        std::is_same_v<decltype(d),
-                       const dict_t<pair<lr_t, str<"high">>, pair<epochs_t, int>>>);
+        std::is_same_v<decltype(d), const dict_t<pair<lr_t, str<"high">>, pair<epochs_t, int>>>);
     STATIC_REQUIRE(d.keys() == list("lr"_s, "epochs"_s));
     REQUIRE(repr(d) == "{'lr': 'high', 'epochs': 10}");
 
@@ -669,8 +666,7 @@ TEST_CASE("dict: setitem keeps an existing key's position and may change its typ
     // d['lr'] = 'high' -> {'lr': 'high', 'epochs': 10}
     constexpr auto d = hparams.setitem("lr"_s, "high"_s);
     STATIC_REQUIRE(
-        std::is_same_v<decltype(d),
-                       const dict_t<pair<lr_t, str<"high">>, pair<epochs_t, int>>>);
+        std::is_same_v<decltype(d), const dict_t<pair<lr_t, str<"high">>, pair<epochs_t, int>>>);
     REQUIRE(repr(d) == "{'lr': 'high', 'epochs': 10}");
 
     // A new key goes last: d['seed'] = 0

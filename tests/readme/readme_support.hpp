@@ -22,7 +22,8 @@ public:
     [[nodiscard]] std::vector<std::string> lines() const {
         std::vector<std::string> out;
         std::istringstream in(buffer_.str());
-        for (std::string line; std::getline(in, line);) out.push_back(line);
+        for (std::string line; std::getline(in, line);)
+            out.push_back(line);
         return out;
     }
 
@@ -34,7 +35,8 @@ private:
 /// The "// ..." comments of the print lines in the n-th (1-based) cpp block of README.md.
 inline std::vector<std::string> promised_output(int n) {
     std::ifstream file(std::string(STATICPY_TESTS_DIR) + "/../README.md");
-    if (!file) throw std::runtime_error("cannot open README.md");
+    if (!file)
+        throw std::runtime_error("cannot open README.md");
     std::vector<std::string> promised;
     int block = 0;
     bool inside = false;
@@ -43,8 +45,10 @@ inline std::vector<std::string> promised_output(int n) {
             inside = ++block == n;
             continue;
         }
-        if (inside && line.rfind("```", 0) == 0) break;
-        if (!inside || line.find("print(") == std::string::npos) continue;
+        if (inside && line.rfind("```", 0) == 0)
+            break;
+        if (!inside || line.find("print(") == std::string::npos)
+            continue;
         const auto comment = line.rfind("// ");
         if (comment == std::string::npos)
             throw std::runtime_error("README example " + std::to_string(n) +
@@ -54,4 +58,4 @@ inline std::vector<std::string> promised_output(int n) {
     return promised;
 }
 
-}  // namespace readme
+} // namespace readme

@@ -3,12 +3,13 @@
 //   auto a = to_array(list(1_c, 2_c));   // std::array<long long, 2>{1, 2}
 
 #include <array>
-#include <boost/hana/unpack.hpp>
 #include <cstddef>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <vector>
+
+#include <boost/hana/unpack.hpp>
 
 #include "staticpy/containers/list.hpp"
 
@@ -28,8 +29,10 @@ namespace detail {
 /// char point into the list, and would dangle once a temporary list is gone.
 template <class T>
 constexpr auto array_value_of(const T& x) {
-    if constexpr (is_scalar_constant_v<T> && !std::is_same_v<T, none_t>) return scalar_of(x);
-    else return x;
+    if constexpr (is_scalar_constant_v<T> && !std::is_same_v<T, none_t>)
+        return scalar_of(x);
+    else
+        return x;
 }
 template <class... Ts>
 concept have_common_type = requires {
@@ -43,7 +46,7 @@ struct array_element {
                                         (std::is_same_v<Ts, std::string> || ...),
                                     std::string, common>;
 };
-}  // namespace detail
+} // namespace detail
 
 /// A std::array of the elements' common type (compile-time scalars become their values).
 template <class... Ts>
@@ -51,8 +54,9 @@ constexpr auto to_array(const list<Ts...>& l) {
     if constexpr (sizeof...(Ts) == 0) {
         return std::array<int, 0>{};
     } else if constexpr (!detail::have_common_type<Ts...>) {
-        static_assert(detail::have_common_type<Ts...>,
-                      "staticpy: TypeError: the list's elements have no common type for a std::array");
+        static_assert(
+            detail::have_common_type<Ts...>,
+            "staticpy: TypeError: the list's elements have no common type for a std::array");
         return std::array<int, 0>{};
     } else {
         using T = typename detail::array_element<Ts...>::type;
@@ -64,10 +68,10 @@ constexpr auto to_array(const list<Ts...>& l) {
 
 /// A std::vector of the elements' common type.
 template <class... Ts>
-std::vector<typename decltype(to_array(std::declval<const list<Ts...>&>()))::value_type> to_vector(
-    const list<Ts...>& l) {
+std::vector<typename decltype(to_array(std::declval<const list<Ts...>&>()))::value_type>
+to_vector(const list<Ts...>& l) {
     auto a = to_array(l);
     return {a.begin(), a.end()};
 }
 
-}  // namespace staticpy
+} // namespace staticpy

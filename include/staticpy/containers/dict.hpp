@@ -2,7 +2,8 @@
 // Python's dict as a heterogeneous compile-time container: compile-time keys, values of any type.
 //
 //   constexpr auto d = dict("lr"_s = 0.1, "epochs"_s = 10);     // {'lr': 0.1, 'epochs': 10}
-//   constexpr auto e = d.update("epochs"_s = 20, "seed"_s = 1);  // {'lr': 0.1, 'epochs': 20, 'seed': 1}
+//   constexpr auto e = d.update("epochs"_s = 20, "seed"_s = 1);  // {'lr': 0.1, 'epochs': 20,
+//   'seed': 1}
 //
 // Keys are compile-time str, int, float, bool or None, compared as Python hashes them: 1_c, 1.0_c
 // and True are one key. Every way of building a dict follows Python's order rule: a key keeps the
@@ -12,18 +13,19 @@
 
 #include <array>
 #include <bit>
-#include <cstdint>
-#include <boost/hana/at.hpp>
-#include <boost/hana/flatten.hpp>
-#include <boost/hana/size.hpp>
-#include <boost/hana/tuple.hpp>
-#include <boost/hana/unpack.hpp>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+
+#include <boost/hana/at.hpp>
+#include <boost/hana/flatten.hpp>
+#include <boost/hana/size.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/unpack.hpp>
 
 #include "staticpy/containers/iter.hpp"
 #include "staticpy/containers/list.hpp"
@@ -52,7 +54,7 @@ namespace detail {
 
 /// A key as Python hashes it: numbers by value (1 == 1.0 == True), str by text, None alone.
 struct key_id {
-    int category = 0;  // 0 number, 1 str, 3 None
+    int category = 0; // 0 number, 1 str, 3 None
     long double number = 0;
     std::string_view text{};
     friend constexpr bool operator==(const key_id& a, const key_id& b) {
@@ -67,21 +69,26 @@ struct key_id {
 
 template <class K>
 constexpr key_id key_id_of() {
-    if constexpr (std::is_same_v<K, none_t>) return {3, 0, {}};
-    else return {sort_key_of<K>().category, sort_key_of<K>().number, sort_key_of<K>().text};
+    if constexpr (std::is_same_v<K, none_t>)
+        return {3, 0, {}};
+    else
+        return {sort_key_of<K>().category, sort_key_of<K>().number, sort_key_of<K>().text};
 }
 
 template <class K>
 struct bad_key {
-    static constexpr kind k = kind_v<std::decay_t<K>>;  // decay: "lr" (char[3]) is a run-time str
-    static_assert(k != kind::integer, "staticpy: TypeError: The key should be a compile-time str, "
-                                      "int, float, bool or None, but got a run-time int (write 1_c)");
+    static constexpr kind k = kind_v<std::decay_t<K>>; // decay: "lr" (char[3]) is a run-time str
+    static_assert(k != kind::integer,
+                  "staticpy: TypeError: The key should be a compile-time str, "
+                  "int, float, bool or None, but got a run-time int (write 1_c)");
     static_assert(k != kind::floating, "staticpy: TypeError: The key should be a compile-time str, "
                                        "int, float, bool or None, but got a run-time float");
-    static_assert(k != kind::boolean, "staticpy: TypeError: The key should be a compile-time str, "
-                                      "int, float, bool or None, but got a run-time bool (write True)");
-    static_assert(k != kind::string, "staticpy: TypeError: The key should be a compile-time str, "
-                                     "int, float, bool or None, but got a run-time str (write \"k\"_s)");
+    static_assert(k != kind::boolean,
+                  "staticpy: TypeError: The key should be a compile-time str, "
+                  "int, float, bool or None, but got a run-time bool (write True)");
+    static_assert(k != kind::string,
+                  "staticpy: TypeError: The key should be a compile-time str, "
+                  "int, float, bool or None, but got a run-time str (write \"k\"_s)");
     static_assert(k != kind::list, "staticpy: TypeError: unhashable type: 'list'");
     static_assert(k != kind::dict, "staticpy: TypeError: unhashable type: 'dict'");
     static_assert(k != kind::tuple, "staticpy: TypeError: The key should be a compile-time str, "
@@ -105,13 +112,16 @@ struct bad_item {
 /// One (key, value) argument, in any of the forms dict accepts, as a staticpy::pair.
 template <class Arg>
 constexpr auto to_item(const Arg& arg) {
-    if constexpr (requires { arg.key; arg.value; }) {
-        return pair<std::remove_cvref_t<decltype(arg.key)>, std::remove_cvref_t<decltype(arg.value)>>{
-            arg.key, arg.value};
+    if constexpr (requires {
+                      arg.key;
+                      arg.value;
+                  }) {
+        return pair<std::remove_cvref_t<decltype(arg.key)>,
+                    std::remove_cvref_t<decltype(arg.value)>>{arg.key, arg.value};
     } else if constexpr (is_std_tuple<Arg>::value) {
         if constexpr (std::tuple_size_v<Arg> == 2) {
-            return pair<std::tuple_element_t<0, Arg>, std::tuple_element_t<1, Arg>>{std::get<0>(arg),
-                                                                                    std::get<1>(arg)};
+            return pair<std::tuple_element_t<0, Arg>, std::tuple_element_t<1, Arg>>{
+                std::get<0>(arg), std::get<1>(arg)};
         } else {
             static_assert(std::tuple_size_v<Arg> == 2,
                           "staticpy: ValueError: dictionary update sequence element has the wrong "
@@ -127,8 +137,8 @@ constexpr auto to_item(const Arg& arg) {
 /// Where each distinct key first stands, and where it last stands: Python's order rule.
 template <std::size_t N>
 struct dedup_plan {
-    positions<N> first;  // result position r takes its key from first.index[r]
-    positions<N> last;   // ... and its value from last.index[r]
+    positions<N> first; // result position r takes its key from first.index[r]
+    positions<N> last;  // ... and its value from last.index[r]
 };
 
 /// A hash of a key consistent with key_id's ==: equal numbers hash alike whatever their type.
@@ -140,11 +150,13 @@ constexpr std::uint64_t key_hash(const key_id& id) {
             h *= 1099511628211ULL;
         }
     };
-    if (id.number != id.number) mix(0x7ff8000000000000ULL);  // every NaN is one key
+    if (id.number != id.number)
+        mix(0x7ff8000000000000ULL); // every NaN is one key
     else if (id.number == static_cast<long double>(static_cast<long long>(id.number)) &&
              id.number < 9.2e18L && id.number > -9.2e18L)
         mix(static_cast<std::uint64_t>(static_cast<long long>(id.number)));
-    else mix(std::bit_cast<std::uint64_t>(static_cast<double>(id.number)));
+    else
+        mix(std::bit_cast<std::uint64_t>(static_cast<double>(id.number)));
     for (char c : id.text) {
         h ^= static_cast<unsigned char>(c);
         h *= 1099511628211ULL;
@@ -160,7 +172,7 @@ constexpr auto plan_dedup() {
     constexpr std::size_t n = sizeof...(Ks);
     constexpr std::array<key_id, n + 1> ids{key_id_of<Ks>()..., key_id{}};
     constexpr std::size_t capacity = std::bit_ceil(2 * n + 2);
-    std::array<std::size_t, capacity> table{};  // 1 + the result position holding that key
+    std::array<std::size_t, capacity> table{}; // 1 + the result position holding that key
     dedup_plan<n> plan;
     for (std::size_t i = 0; i < n; ++i) {
         std::size_t slot = key_hash(ids[i]) & (capacity - 1);
@@ -171,7 +183,7 @@ constexpr auto plan_dedup() {
             plan.last.push(i);
             table[slot] = plan.first.length;
         } else {
-            plan.last.index[table[slot] - 1] = i;  // the last value wins
+            plan.last.index[table[slot] - 1] = i; // the last value wins
         }
     }
     return plan;
@@ -225,7 +237,8 @@ constexpr auto dict_from_items(const hana::tuple<Items...>& items) {
         constexpr std::size_t bad = [] {
             constexpr bool ok[] = {is_key_v<key_of<Items>>...};
             std::size_t i = 0;
-            while (ok[i]) ++i;
+            while (ok[i])
+                ++i;
             return i;
         }();
         using K = key_of<std::remove_cvref_t<decltype(hana::at_c<bad>(items))>>;
@@ -234,13 +247,17 @@ constexpr auto dict_from_items(const hana::tuple<Items...>& items) {
     } else {
         constexpr auto plan = plan_dedup<key_of<Items>...>();
         return [&]<std::size_t... R>(std::index_sequence<R...>) {
-            return dict_t<pair<key_of<std::remove_cvref_t<decltype(hana::at_c<plan.first.index[R]>(items))>>,
-                               value_of<std::remove_cvref_t<decltype(hana::at_c<plan.last.index[R]>(items))>>>...>(
+            return dict_t<pair<
+                key_of<std::remove_cvref_t<decltype(hana::at_c<plan.first.index[R]>(items))>>,
+                value_of<std::remove_cvref_t<decltype(hana::at_c<plan.last.index[R]>(items))>>>...>(
                 hana::make_tuple(
-                    pair<key_of<std::remove_cvref_t<decltype(hana::at_c<plan.first.index[R]>(items))>>,
-                         value_of<std::remove_cvref_t<decltype(hana::at_c<plan.last.index[R]>(items))>>>{
+                    pair<key_of<
+                             std::remove_cvref_t<decltype(hana::at_c<plan.first.index[R]>(items))>>,
+                         value_of<
+                             std::remove_cvref_t<decltype(hana::at_c<plan.last.index[R]>(items))>>>{
                         {}, hana::at_c<plan.last.index[R]>(items).value}...));
-        }(std::make_index_sequence<plan.first.length>{});
+        }
+        (std::make_index_sequence<plan.first.length>{});
     }
 }
 
@@ -251,10 +268,11 @@ constexpr auto items_of(const Arg& arg) {
     if constexpr (is_dict_v<Arg>) {
         return arg.entries;
     } else if constexpr (is_list_v<Arg> || is_hana_tuple<Arg>::value) {
-        return hana::unpack(iter_elements(arg), [](const auto&... e) { return hana::make_tuple(to_item(e)...); });
+        return hana::unpack(iter_elements(arg),
+                            [](const auto&... e) { return hana::make_tuple(to_item(e)...); });
     } else if constexpr (is_number_v<Arg> || std::is_same_v<Arg, none_t>) {
         // dict(1) / d.update(1): Python's "'int' object is not iterable", not a pair error.
-        return iter_elements(arg);  // a compile error; the empty tuple it returns adds none
+        return iter_elements(arg); // a compile error; the empty tuple it returns adds none
     } else {
         return hana::make_tuple(to_item(arg));
     }
@@ -265,7 +283,7 @@ constexpr auto dict_from_args(const Args&... args) {
     return dict_from_items(hana::flatten(hana::make_tuple(items_of(args)...)));
 }
 
-}  // namespace detail
+} // namespace detail
 
 // Keys, items and dicts passed to the methods below are taken by value. Keys are empty types, so
 // this costs nothing; and clang 14 crashes (a segfault printing a "k"_s literal-operator-template
@@ -279,9 +297,7 @@ public:
     /// The (key, value) pairs in insertion order, as a hana::tuple of staticpy::pair.
     hana::tuple<Items...> entries;
 
-    constexpr dict_t()
-        requires(and_v<std::is_default_constructible_v<Items>...>)
-    = default;
+    constexpr dict_t() requires(and_v<std::is_default_constructible_v<Items>...>) = default;
     constexpr explicit dict_t(hana::tuple<Items...> items) : entries(std::move(items)) {}
 
     [[nodiscard]] static constexpr std::size_t size() { return N; }
@@ -306,8 +322,10 @@ public:
     template <class K, class D = none_t>
     [[nodiscard]] constexpr auto get(K, const D& fallback = {}) const {
         check_key<K>();
-        if constexpr (position_of<K>() == N) return fallback;
-        else return value_at<position_of<K>()>(*this);
+        if constexpr (position_of<K>() == N)
+            return fallback;
+        else
+            return value_at<position_of<K>()>(*this);
     }
 
     /// k in d: compile-time for a compile-time key; a run-time str or number is looked up at
@@ -321,12 +339,11 @@ public:
             // "lr" in d: a string literal binds as char[N], which is no str kind of its own.
             return contains(std::string_view(k));
         } else if constexpr (kind_v<K> == kind::list || kind_v<K> == kind::dict) {
-            (void)detail::bad_key<K>{};  // Python: [1] in d is a TypeError, not False
+            (void)detail::bad_key<K>{}; // Python: [1] in d is a TypeError, not False
             return std::false_type{};
         } else {
-            return unpack_positions([&](auto... i) {
-                return any_true(py_eq(key_at<decltype(i)::value>(), k)...);
-            });
+            return unpack_positions(
+                [&](auto... i) { return any_true(py_eq(key_at<decltype(i)::value>(), k)...); });
         }
     }
 
@@ -373,25 +390,33 @@ public:
         if constexpr (p == N && sizeof...(D) == 1) {
             return std::tuple(*this, fallback...);
         } else {
-            static_assert(p < N || sizeof...(D) == 1, "staticpy: KeyError: pop of a key that is not in the dict");
-            if constexpr (p == N) return std::tuple(*this, None);
-            else return std::tuple(without<p>(), value_at<p>(*this));
+            static_assert(p < N || sizeof...(D) == 1,
+                          "staticpy: KeyError: pop of a key that is not in the dict");
+            if constexpr (p == N)
+                return std::tuple(*this, None);
+            else
+                return std::tuple(without<p>(), value_at<p>(*this));
         }
     }
 
     /// Returns (new dict, (key, value)) for the last inserted item.
     [[nodiscard]] constexpr auto popitem() const {
         static_assert(N > 0, "staticpy: KeyError: 'popitem(): dictionary is empty'");
-        if constexpr (N == 0) return std::tuple(*this, None);
-        else return std::tuple(without<N - 1>(), std::tuple(key_at<N - 1>(), value_at<N - 1>(*this)));
+        if constexpr (N == 0)
+            return std::tuple(*this, None);
+        else
+            return std::tuple(without<N - 1>(),
+                              std::tuple(key_at<N - 1>(), value_at<N - 1>(*this)));
     }
 
     /// Returns (new dict, value): the value of k, inserting k with default when it is absent.
     template <class K, class D = none_t>
     [[nodiscard]] constexpr auto setdefault(K k, const D& fallback = {}) const {
         check_key<K>();
-        if constexpr (position_of<K>() < N) return std::tuple(*this, value_at<position_of<K>()>(*this));
-        else return std::tuple(update(pair<K, std::decay_t<const D&>>{k, fallback}), fallback);
+        if constexpr (position_of<K>() < N)
+            return std::tuple(*this, value_at<position_of<K>()>(*this));
+        else
+            return std::tuple(update(pair<K, std::decay_t<const D&>>{k, fallback}), fallback);
     }
 
     [[nodiscard]] static constexpr dict_t<> clear() { return dict_t<>{}; }
@@ -401,7 +426,7 @@ public:
     /// type) is replaced; a new key goes last. (d["k"_s] = v assigns in place, as C++ does.)
     template <class K, class V>
     [[nodiscard]] constexpr auto setitem(K k, const V& v) const {
-        return update(pair<K, std::decay_t<const V&>>{k, v});  // decay_t: "text" as const char*
+        return update(pair<K, std::decay_t<const V&>>{k, v}); // decay_t: "text" as const char*
     }
 
     /// Python's del d[k], as a new dict; KeyError when k is absent.
@@ -426,7 +451,8 @@ public:
         static_assert(std::is_same_v<merged, dict_t>,
                       "staticpy: TypeError: d |= e would change the dict's type (a new key or a "
                       "value of another type); write auto d2 = d | e");
-        if constexpr (std::is_same_v<merged, dict_t>) *this = update(other);
+        if constexpr (std::is_same_v<merged, dict_t>)
+            *this = update(other);
         return *this;
     }
 
@@ -449,7 +475,8 @@ public:
     // ---------------------------------------------------------------- protocols
 
     [[nodiscard]] constexpr auto py_iter() const {
-        return unpack_positions([&](auto... i) { return hana::make_tuple(key_at<decltype(i)::value>()...); });
+        return unpack_positions(
+            [&](auto... i) { return hana::make_tuple(key_at<decltype(i)::value>()...); });
     }
     [[nodiscard]] static constexpr auto py_bool() { return bool_<(N > 0)>{}; }
 
@@ -465,7 +492,8 @@ public:
     }
     /// Streams repr(d); a template so that only <iosfwd> is needed here.
     template <class CharT, class Traits>
-    friend std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, const dict_t& d) {
+    friend std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os,
+                                                         const dict_t& d) {
         return os << repr(d);
     }
 
@@ -476,13 +504,15 @@ public:
             return N;
         } else {
             using index = detail::key_index<std::make_index_sequence<N>, detail::key_of<Items>...>;
-            return decltype(index::find(static_cast<const detail::canonical_key_t<K>*>(nullptr)))::value;
+            return decltype(index::find(
+                static_cast<const detail::canonical_key_t<K>*>(nullptr)))::value;
         }
     }
 
     template <std::size_t I>
     [[nodiscard]] static constexpr auto key_at() {
-        return detail::key_of<std::remove_cvref_t<decltype(hana::at_c<I>(std::declval<hana::tuple<Items...>&>()))>>{};
+        return detail::key_of<
+            std::remove_cvref_t<decltype(hana::at_c<I>(std::declval<hana::tuple<Items...>&>()))>>{};
     }
     template <std::size_t I, class Self>
     static constexpr auto& value_at(Self& self) {
@@ -491,9 +521,10 @@ public:
 
     template <class F>
     constexpr decltype(auto) unpack_positions(F&& f) const {
-        return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+        return [&]<std::size_t... I>(std::index_sequence<I...>)->decltype(auto) {
             return f(size_<I>{}...);
-        }(std::make_index_sequence<N>{});
+        }
+        (std::make_index_sequence<N>{});
     }
 
 private:
@@ -502,24 +533,28 @@ private:
 
     template <class K>
     static constexpr void check_key() {
-        if constexpr (!detail::is_key_v<K>) (void)detail::bad_key<K>{};
+        if constexpr (!detail::is_key_v<K>)
+            (void)detail::bad_key<K>{};
     }
 
     template <class K>
     static constexpr std::size_t checked_position() {
         check_key<K>();
         constexpr std::size_t p = position_of<K>();
-        static_assert(!detail::is_key_v<K> || p < N, "staticpy: KeyError: the key is not in the dict");
+        static_assert(!detail::is_key_v<K> || p < N,
+                      "staticpy: KeyError: the key is not in the dict");
         return p < N ? p : 0;
     }
 
     template <std::size_t P>
     constexpr auto without() const {
-        return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
+        return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>,
+                                                       std::index_sequence<J...>) {
             return dict_t<std::remove_cvref_t<decltype(hana::at_c<I>(entries))>...,
                           std::remove_cvref_t<decltype(hana::at_c<P + 1 + J>(entries))>...>(
                 hana::make_tuple(hana::at_c<I>(entries)..., hana::at_c<P + 1 + J>(entries)...));
-        }(std::make_index_sequence<P>{}, std::make_index_sequence<N - P - 1>{});
+        }
+        (std::make_index_sequence<P>{}, std::make_index_sequence<N - P - 1>{});
     }
 
     /// Whether b holds the I-th key of *this with an equal value.
@@ -527,8 +562,10 @@ private:
     constexpr auto value_equal_in(const dict_t<Others...>& b) const {
         using K = decltype(key_at<I>());
         constexpr std::size_t q = dict_t<Others...>::template position_of<K>();
-        if constexpr (q == sizeof...(Others)) return std::false_type{};
-        else return py_eq(value_at<I>(*this), dict_t<Others...>::template value_at<q>(b));
+        if constexpr (q == sizeof...(Others))
+            return std::false_type{};
+        else
+            return py_eq(value_at<I>(*this), dict_t<Others...>::template value_at<q>(b));
     }
 };
 
@@ -545,9 +582,9 @@ struct dict_builder {
         return dict_t<>::fromkeys(keys, value);
     }
 };
-}  // namespace detail
+} // namespace detail
 
 /// Python's dict: dict("lr"_s = 0.1, "epochs"_s = 10), dict.fromkeys(list("a"_s, "b"_s), 0).
 inline constexpr detail::dict_builder dict{};
 
-}  // namespace staticpy
+} // namespace staticpy

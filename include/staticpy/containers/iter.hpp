@@ -5,11 +5,12 @@
 //   dict  -> its keys            "abc"_s -> 'a', 'b', 'c'          std::array -> its elements
 
 #include <array>
-#include <boost/hana/tuple.hpp>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+
+#include <boost/hana/tuple.hpp>
 
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
@@ -20,7 +21,9 @@ namespace hana = boost::hana;
 namespace detail {
 
 template <class T>
-concept has_py_iter = requires(const T& x) { x.py_iter(); };
+concept has_py_iter = requires(const T& x) {
+    x.py_iter();
+};
 
 template <class T>
 struct is_hana_tuple : std::false_type {};
@@ -61,11 +64,11 @@ struct not_iterable {
 };
 
 template <class T>
-inline constexpr bool is_iterable_v = has_py_iter<T> || is_std_tuple<T>::value ||
-                                      is_hana_tuple<T>::value || is_std_array<T>::value ||
-                                      is_str_constant_v<T>;
+inline constexpr bool is_iterable_v =
+    has_py_iter<T> || is_std_tuple<T>::value || is_hana_tuple<T>::value || is_std_array<T>::value ||
+    is_str_constant_v<T>;
 
-}  // namespace detail
+} // namespace detail
 
 /// The elements of an iterable as a hana::tuple, or a compile error naming Python's TypeError.
 template <class T>
@@ -85,4 +88,4 @@ constexpr auto iter_elements(const T& x) {
     }
 }
 
-}  // namespace staticpy
+} // namespace staticpy

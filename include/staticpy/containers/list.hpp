@@ -7,11 +7,20 @@
 // Where Python mutates a list in place, the element types may change, so staticpy returns the new
 // list instead (MindSpore's graph mode does the same): `l2 = l.append(x)`. Positions, lengths and
 // the results of count/index/in/== over compile-time elements are compile-time
-// (std::integral_constant, std::bool_constant). Run-time values may sit in a list; then value-dependent methods run at run time,
-// and a method whose result type would depend on a run-time value works only where that type is
-// the same whatever the value (a list whose elements share one type), else it is a compile error.
+// (std::integral_constant, std::bool_constant). Run-time values may sit in a list; then
+// value-dependent methods run at run time, and a method whose result type would depend on a
+// run-time value works only where that type is the same whatever the value (a list whose elements
+// share one type), else it is a compile error.
 
 #include <array>
+#include <cstddef>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
 #include <boost/hana/at.hpp>
 #include <boost/hana/concat.hpp>
 #include <boost/hana/fold_left.hpp>
@@ -19,13 +28,6 @@
 #include <boost/hana/size.hpp>
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/unpack.hpp>
-#include <cstddef>
-#include <optional>
-#include <iosfwd>
-#include <string>
-#include <tuple>
-#include <type_traits>
-#include <utility>
 
 #include "staticpy/containers/iter.hpp"
 #include "staticpy/containers/slice.hpp"
@@ -42,8 +44,7 @@ class list;
 template <class... Ts>
 struct python_kind<list<Ts...>> : std::integral_constant<kind, kind::list> {};
 template <class... Ts>
-struct is_compile_time<list<Ts...>>
-    : std::bool_constant<and_v<is_compile_time<Ts>::value...>> {};
+struct is_compile_time<list<Ts...>> : std::bool_constant<and_v<is_compile_time<Ts>::value...>> {};
 
 template <class T>
 inline constexpr bool is_list_v = false;
@@ -62,19 +63,19 @@ struct reverse_arg {
 };
 struct key_t {
     template <class F>
-    constexpr key_arg<F> operator=(F fn) const {  // NOLINT: keyword-argument syntax
+    constexpr key_arg<F> operator=(F fn) const { // NOLINT: keyword-argument syntax
         return {fn};
     }
 };
 struct reverse_t {
     template <class B>
-    constexpr reverse_arg<B> operator=(B b) const {  // NOLINT: keyword-argument syntax
+    constexpr reverse_arg<B> operator=(B b) const { // NOLINT: keyword-argument syntax
         return {b};
     }
 };
 inline constexpr key_t key{};
 inline constexpr reverse_t reverse{};
-}  // namespace kw
+} // namespace kw
 
 namespace detail {
 
@@ -92,8 +93,7 @@ struct first_type<T, Ts...> {
 
 /// True when every element has one type, so that a run-time position cannot change a type.
 template <class... Ts>
-inline constexpr bool all_same_v =
-    and_v<std::is_same_v<typename first_type<Ts...>::type, Ts>...>;
+inline constexpr bool all_same_v = and_v<std::is_same_v<typename first_type<Ts...>::type, Ts>...>;
 
 // Python names the offending type in these messages; one static_assert per kind, as a
 // static_assert's text cannot be computed. Only the one that matches fires.
@@ -167,7 +167,8 @@ struct runtime_index_on_mixed_list {
 /// Python's index normalisation for l[i]: negative counts from the end; -1 when out of range.
 constexpr long long normalize_index(long long i, std::size_t n) {
     const auto size = static_cast<long long>(n);
-    if (i < 0) i += size;
+    if (i < 0)
+        i += size;
     return i < 0 || i >= size ? -1 : i;
 }
 
@@ -175,16 +176,21 @@ constexpr long long normalize_index(long long i, std::size_t n) {
 /// stop (negative counts from the end; beyond either end sticks to it).
 constexpr std::size_t clamp_position(long long i, std::size_t n) {
     const auto size = static_cast<long long>(n);
-    if (i < 0) i += size;
-    if (i < 0) i = 0;
-    if (i > size) i = size;
+    if (i < 0)
+        i += size;
+    if (i < 0)
+        i = 0;
+    if (i > size)
+        i = size;
     return static_cast<std::size_t>(i);
 }
 
 template <class Bound>
 constexpr long long bound_value(const Bound& b, long long if_none) {
-    if constexpr (std::is_same_v<Bound, none_t>) return if_none;
-    else return static_cast<long long>(scalar_of(b));
+    if constexpr (std::is_same_v<Bound, none_t>)
+        return if_none;
+    else
+        return static_cast<long long>(scalar_of(b));
 }
 
 /// A list of positions computed at compile time; a structural type, so that it can be a
@@ -209,14 +215,16 @@ constexpr decltype(auto) with_positions(F&& f) {
 /// Status of a comparison result: 1 compile-time true, 0 compile-time false, 2 run time.
 template <class B>
 inline constexpr int eq_status = [] {
-    if constexpr (is_static_bool_v<B>) return std::remove_cvref_t<B>::value ? 1 : 0;
-    else return 2;
+    if constexpr (is_static_bool_v<B>)
+        return std::remove_cvref_t<B>::value ? 1 : 0;
+    else
+        return 2;
 }();
 
 // Sorting keys known at compile time. Scalars are compared as values (one instantiation per
 // element); anything else compares through py_lt on the types (one per pair).
 struct sort_key {
-    int category = 2;  // 0 number, 1 string, 2 other
+    int category = 2; // 0 number, 1 string, 2 other
     long double number = 0;
     std::string_view text{};
 };
@@ -244,7 +252,8 @@ template <bool Reverse, class... Ks>
 constexpr auto stable_sort_positions() {
     constexpr std::size_t n = sizeof...(Ks);
     positions<n> order;
-    for (std::size_t i = 0; i < n; ++i) order.push(i);
+    for (std::size_t i = 0; i < n; ++i)
+        order.push(i);
     if constexpr (n > 1) {
         constexpr std::array<sort_key, n> keys{sort_key_of<Ks>()...};
         constexpr bool scalars = and_v<(sort_key_of<Ks>().category != 2)...>;
@@ -256,8 +265,8 @@ constexpr auto stable_sort_positions() {
                 (
                     [&]<class A>(A*) {
                         std::size_t j = 0;
-                        ((lt[i * n + j++] = decltype(py_lt(std::declval<A>(),
-                                                           std::declval<Ks>()))::value),
+                        ((lt[i * n + j++] =
+                              decltype(py_lt(std::declval<A>(), std::declval<Ks>()))::value),
                          ...);
                         ++i;
                     }(static_cast<Ks*>(nullptr)),
@@ -266,18 +275,21 @@ constexpr auto stable_sort_positions() {
             return lt;
         }();
         auto less = [&](std::size_t a, std::size_t b) {
-            if (Reverse) std::swap(a, b);
+            if (Reverse)
+                std::swap(a, b);
             if constexpr (scalars) {
-                if (keys[a].category == 0) return keys[a].number < keys[b].number;
+                if (keys[a].category == 0)
+                    return keys[a].number < keys[b].number;
                 return keys[a].text < keys[b].text;
             } else {
                 return table[a * n + b];
             }
         };
-        for (std::size_t i = 1; i < n; ++i) {  // insertion sort: stable, as Python's sort
+        for (std::size_t i = 1; i < n; ++i) { // insertion sort: stable, as Python's sort
             const std::size_t current = order.index[i];
             std::size_t j = i;
-            for (; j > 0 && less(current, order.index[j - 1]); --j) order.index[j] = order.index[j - 1];
+            for (; j > 0 && less(current, order.index[j - 1]); --j)
+                order.index[j] = order.index[j - 1];
             order.index[j] = current;
         }
     }
@@ -307,7 +319,7 @@ struct no_compile_time_order {
                   "or elements that share one type");
 };
 
-}  // namespace detail
+} // namespace detail
 
 template <class... Ts>
 class list {
@@ -317,10 +329,8 @@ public:
     /// The elements, as a hana::tuple: every Hana algorithm applies to them.
     hana::tuple<Ts...> elements;
 
-    constexpr list()
-        requires(and_v<std::is_default_constructible_v<Ts>...>)
-    = default;
-    constexpr list(Ts... xs)  // NOLINT: list(1, 2) reads as Python's [1, 2]
+    constexpr list() requires(and_v<std::is_default_constructible_v<Ts>...>) = default;
+    constexpr list(Ts... xs) // NOLINT: list(1, 2) reads as Python's [1, 2]
         requires(N > 0)
         : elements(std::move(xs)...) {}
     constexpr explicit list(hana::tuple<Ts...> xs) : elements(std::move(xs)) {}
@@ -341,27 +351,27 @@ public:
     /// l[1_c], l[-1_c] (a reference), l[slice(1_c, None, 2_c)] (a new list); l[i] with a
     /// run-time i when all elements share one type.
     template <class Index>
-        requires(!detail::is_index_constant_v<Index>)
-    constexpr decltype(auto) operator[](const Index& i) const& {
+    requires(!detail::is_index_constant_v<Index>) constexpr decltype(auto)
+    operator[](const Index& i) const& {
         return getitem(*this, i);
     }
     template <class Index>
-        requires(!detail::is_index_constant_v<Index>)
-    constexpr decltype(auto) operator[](const Index& i) & {
+    requires(!detail::is_index_constant_v<Index>) constexpr decltype(auto)
+    operator[](const Index& i) & {
         return getitem(*this, i);
     }
     // The commonest case, l[1_c], without the general getitem: one instantiation per index
     // rather than three, and always inlined, so that even an unoptimised build emits no function
     // of its own per index (code generation is a third of the cost of reading many elements).
     template <class Index>
-        requires detail::is_index_constant_v<Index>
+    requires detail::is_index_constant_v<Index>
     [[gnu::always_inline]] constexpr const auto& operator[](const Index&) const& {
         constexpr long long p = detail::normalize_index(Index::value, N);
         static_assert(p >= 0, "staticpy: IndexError: list index out of range");
         return hana::at_c<static_cast<std::size_t>(p < 0 ? 0 : p)>(elements);
     }
     template <class Index>
-        requires detail::is_index_constant_v<Index>
+    requires detail::is_index_constant_v<Index>
     [[gnu::always_inline]] constexpr auto& operator[](const Index&) & {
         constexpr long long p = detail::normalize_index(Index::value, N);
         static_assert(p >= 0, "staticpy: IndexError: list index out of range");
@@ -408,7 +418,8 @@ public:
     /// Removes the first element equal to x: ValueError when there is none.
     template <class X>
     [[nodiscard]] constexpr auto remove(const X& x) const {
-        constexpr std::array<int, N + 1> status{detail::eq_status<decltype(py_eq(std::declval<Ts>(), x))>..., 0};
+        constexpr std::array<int, N + 1> status{
+            detail::eq_status<decltype(py_eq(std::declval<Ts>(), x))>..., 0};
         constexpr std::size_t first = first_match(status, 0, N);
         if constexpr (first == N) {
             static_assert(first != N, "staticpy: ValueError: list.remove(x): x not in list");
@@ -437,8 +448,10 @@ public:
                             }
                         }(),
                         ...);
-                }(std::make_index_sequence<N>{});
-                if (!result) throw ValueError("list.remove(x): x not in list");
+                }
+                (std::make_index_sequence<N>{});
+                if (!result)
+                    throw ValueError("list.remove(x): x not in list");
                 return *result;
             }
         }
@@ -452,8 +465,11 @@ public:
             static_assert(N > 0, "staticpy: IndexError: pop from empty list");
             constexpr long long p = detail::normalize_index(Index::value, N);
             static_assert(N == 0 || p >= 0, "staticpy: IndexError: pop index out of range");
-            if constexpr (N == 0 || p < 0) return std::tuple(*this, None);
-            else return std::tuple(without<static_cast<std::size_t>(p)>(), at<static_cast<std::size_t>(p)>());
+            if constexpr (N == 0 || p < 0)
+                return std::tuple(*this, None);
+            else
+                return std::tuple(without<static_cast<std::size_t>(p)>(),
+                                  at<static_cast<std::size_t>(p)>());
         } else if constexpr (std::is_integral_v<Index>) {
             if constexpr (N == 0) {
                 // Whatever the index, an empty list has nothing to pop: known at compile time
@@ -465,7 +481,8 @@ public:
                 return std::tuple(*this, None);
             } else {
                 const long long p = detail::normalize_index(static_cast<long long>(i), N);
-                if (p < 0) throw IndexError("pop index out of range");
+                if (p < 0)
+                    throw IndexError("pop index out of range");
                 return select_runtime<N>(static_cast<std::size_t>(p), [&](auto P) {
                     return std::tuple(without<decltype(P)::value>(), at<decltype(P)::value>());
                 });
@@ -494,7 +511,8 @@ public:
             constexpr std::size_t lo = detail::clamp_position(detail::bound_value(Start{}, 0), N);
             constexpr std::size_t hi =
                 detail::clamp_position(detail::bound_value(Stop{}, static_cast<long long>(N)), N);
-            constexpr std::array<int, N + 1> status{detail::eq_status<decltype(py_eq(std::declval<Ts>(), x))>..., 0};
+            constexpr std::array<int, N + 1> status{
+                detail::eq_status<decltype(py_eq(std::declval<Ts>(), x))>..., 0};
             constexpr std::size_t first = first_match(status, lo, hi);
             if constexpr (first == N || first >= hi) {
                 static_assert(first < hi, "staticpy: ValueError: list.index(x): x not in list");
@@ -509,8 +527,9 @@ public:
                           "staticpy: TypeError: slice indices must be integers or None");
             static_assert(std::is_same_v<Stop, none_t> || std::is_integral_v<Stop>,
                           "staticpy: TypeError: slice indices must be integers or None");
-            return find_runtime(x, detail::clamp_position(detail::bound_value(start, 0), N),
-                                detail::clamp_position(detail::bound_value(stop, static_cast<long long>(N)), N));
+            return find_runtime(
+                x, detail::clamp_position(detail::bound_value(start, 0), N),
+                detail::clamp_position(detail::bound_value(stop, static_cast<long long>(N)), N));
         }
     }
 
@@ -525,9 +544,8 @@ public:
     /// so [1, 1.0, True].count(1) is 1 there, 3 in Python.
     template <class X>
     [[nodiscard]] constexpr auto count_same_type(const X& x) const {
-        return unpack_indices([&](auto... i) {
-            return count_true(strict_eq(at<decltype(i)::value>(), x)...);
-        });
+        return unpack_indices(
+            [&](auto... i) { return count_true(strict_eq(at<decltype(i)::value>(), x)...); });
     }
 
     /// x in l.
@@ -544,7 +562,8 @@ public:
         constexpr bool reverse = pick_reverse<Args...>();
         using key_fn = decltype(key);
         if constexpr (and_v<is_compile_time_v<std::invoke_result_t<key_fn, const Ts&>>...>) {
-            using check = detail::unorderable_mix<std::remove_cvref_t<std::invoke_result_t<key_fn, const Ts&>>...>;
+            using check = detail::unorderable_mix<
+                std::remove_cvref_t<std::invoke_result_t<key_fn, const Ts&>>...>;
             static_assert(sizeof(check) > 0);
             constexpr auto order = detail::stable_sort_positions<
                 reverse, std::remove_cvref_t<std::invoke_result_t<key_fn, const Ts&>>...>();
@@ -559,7 +578,9 @@ public:
 
     /// [1, 2, 3].reverse() -> [3, 2, 1]
     [[nodiscard]] constexpr auto reverse() const {
-        return unpack_indices([&](auto... i) { return pick(std::index_sequence<(N - 1 - decltype(i)::value)...>{}); });
+        return unpack_indices([&](auto... i) {
+            return pick(std::index_sequence<(N - 1 - decltype(i)::value)...>{});
+        });
     }
 
     /// Python's l[i] = v as a new list whose i-th element is v (its type may change), and
@@ -581,20 +602,24 @@ public:
             constexpr auto order = [&] {
                 detail::positions<N + M> out;
                 if constexpr (simple) {
-                    const std::size_t lo = detail::clamp_position(
-                        detail::bound_value(decltype(Index::start){}, 0), N);
+                    const std::size_t lo =
+                        detail::clamp_position(detail::bound_value(decltype(Index::start){}, 0), N);
                     const std::size_t hi = std::max(
                         lo, detail::clamp_position(detail::bound_value(decltype(Index::stop){},
-                                                                    static_cast<long long>(N)),
-                                                N));
-                    for (std::size_t k = 0; k < lo; ++k) out.push(k);
-                    for (std::size_t j = 0; j < M; ++j) out.push(N + j);
-                    for (std::size_t k = hi; k < N; ++k) out.push(k);
+                                                                       static_cast<long long>(N)),
+                                                   N));
+                    for (std::size_t k = 0; k < lo; ++k)
+                        out.push(k);
+                    for (std::size_t j = 0; j < M; ++j)
+                        out.push(N + j);
+                    for (std::size_t k = hi; k < N; ++k)
+                        out.push(k);
                 } else if (selected.length == M) {
                     for (std::size_t k = 0; k < N; ++k) {
                         std::size_t from = k;
                         for (std::size_t j = 0; j < M; ++j)
-                            if (selected.index[j] == k) from = N + j;
+                            if (selected.index[j] == k)
+                                from = N + j;
                         out.push(from);
                     }
                 }
@@ -604,8 +629,11 @@ public:
         } else if constexpr (detail::is_index_constant_v<Index>) {
             constexpr long long p = detail::normalize_index(Index::value, N);
             static_assert(p >= 0, "staticpy: IndexError: list assignment index out of range");
-            if constexpr (p < 0) return *this;
-            else return splice<static_cast<std::size_t>(p), static_cast<std::size_t>(p) + 1>(list<V>(std::move(v)));
+            if constexpr (p < 0)
+                return *this;
+            else
+                return splice<static_cast<std::size_t>(p), static_cast<std::size_t>(p) + 1>(
+                    list<V>(std::move(v)));
         } else if constexpr (std::is_integral_v<Index>) {
             if constexpr (!detail::all_same_v<Ts..., V>) {
                 (void)detail::runtime_index_on_mixed_list<V>{};
@@ -613,7 +641,8 @@ public:
             } else {
                 // Checked here for Python's text: l[i] would say "list index out of range".
                 const long long p = detail::normalize_index(static_cast<long long>(i), N);
-                if (p < 0) throw IndexError("list assignment index out of range");
+                if (p < 0)
+                    throw IndexError("list assignment index out of range");
                 list result = *this;
                 result[p] = std::move(v);
                 return result;
@@ -633,8 +662,10 @@ public:
                 detail::positions<N> out;
                 for (std::size_t k = 0; k < N; ++k) {
                     bool dropped = false;
-                    for (std::size_t s = 0; s < selected.length; ++s) dropped |= selected.index[s] == k;
-                    if (!dropped) out.push(k);
+                    for (std::size_t s = 0; s < selected.length; ++s)
+                        dropped |= selected.index[s] == k;
+                    if (!dropped)
+                        out.push(k);
                 }
                 return out;
             }();
@@ -642,8 +673,10 @@ public:
         } else if constexpr (detail::is_index_constant_v<Index>) {
             constexpr long long p = detail::normalize_index(Index::value, N);
             static_assert(p >= 0, "staticpy: IndexError: list assignment index out of range");
-            if constexpr (p < 0) return *this;
-            else return without<static_cast<std::size_t>(p)>();
+            if constexpr (p < 0)
+                return *this;
+            else
+                return without<static_cast<std::size_t>(p)>();
         } else if constexpr (std::is_integral_v<Index>) {
             if constexpr (N == 0) {
                 // Every position of an empty list is out of range: known at compile time.
@@ -654,8 +687,10 @@ public:
                 return *this;
             } else {
                 const long long p = detail::normalize_index(static_cast<long long>(i), N);
-                if (p < 0) throw IndexError("list assignment index out of range");
-                return select_runtime<N>(static_cast<std::size_t>(p), [&](auto P) { return without<decltype(P)::value>(); });
+                if (p < 0)
+                    throw IndexError("list assignment index out of range");
+                return select_runtime<N>(static_cast<std::size_t>(p),
+                                         [&](auto P) { return without<decltype(P)::value>(); });
             }
         } else {
             (void)detail::bad_list_index<Index>{};
@@ -670,8 +705,7 @@ public:
         return concat(a, b);
     }
     template <class Other>
-        requires(!is_list_v<Other>)
-    friend constexpr list operator+(const list& a, const Other&) {
+    requires(!is_list_v<Other>) friend constexpr list operator+(const list& a, const Other&) {
         (void)detail::bad_concatenation<Other>{};
         return a;
     }
@@ -682,9 +716,10 @@ public:
         if constexpr (detail::is_index_constant_v<Count>) {
             constexpr long long times = Count::value < 0 ? 0 : static_cast<long long>(Count::value);
             constexpr auto order = [] {
-                detail::positions<N * static_cast<std::size_t>(times)> out;
+                detail::positions<N* static_cast<std::size_t>(times)> out;
                 for (long long t = 0; t < times; ++t)
-                    for (std::size_t k = 0; k < N; ++k) out.push(k);
+                    for (std::size_t k = 0; k < N; ++k)
+                        out.push(k);
                 return out;
             }();
             return a.template pick_positions<order>();
@@ -694,8 +729,8 @@ public:
         }
     }
     template <class Count>
-        requires(!is_list_v<Count>)
-    [[nodiscard]] friend constexpr auto operator*(const Count& n, const list& a) {
+    requires(!is_list_v<Count>) [[nodiscard]] friend constexpr auto operator*(const Count& n,
+                                                                              const list& a) {
         return a * n;
     }
 
@@ -706,7 +741,7 @@ public:
         } else {
             return a.unpack_indices([&](auto... i) {
                 return all_true(py_eq(a.template at<decltype(i)::value>(),
-                                    b.template at<decltype(i)::value>())...);
+                                      b.template at<decltype(i)::value>())...);
             });
         }
     }
@@ -740,13 +775,16 @@ public:
     void repr_into(std::string& out) const {
         out += '[';
         unpack_indices([&](auto... i) {
-            ((out += (decltype(i)::value == 0 ? "" : ", "), staticpy::repr_into(out, at<decltype(i)::value>())), ...);
+            ((out += (decltype(i)::value == 0 ? "" : ", "),
+              staticpy::repr_into(out, at<decltype(i)::value>())),
+             ...);
         });
         out += ']';
     }
     /// Streams repr(l); a template so that only <iosfwd> is needed here.
     template <class CharT, class Traits>
-    friend std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, const list& l) {
+    friend std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os,
+                                                         const list& l) {
         return os << repr(l);
     }
 
@@ -755,7 +793,8 @@ public:
     /// The list of the elements at positions I...
     template <std::size_t... I>
     [[nodiscard]] constexpr auto pick(std::index_sequence<I...>) const {
-        return list<std::remove_cvref_t<decltype(hana::at_c<I>(elements))>...>(hana::at_c<I>(elements)...);
+        return list<std::remove_cvref_t<decltype(hana::at_c<I>(elements))>...>(
+            hana::at_c<I>(elements)...);
     }
 
     template <auto P>
@@ -766,9 +805,10 @@ public:
     /// Calls f(size_<0>, ..., size_<N-1>{}).
     template <class F>
     constexpr decltype(auto) unpack_indices(F&& f) const {
-        return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+        return [&]<std::size_t... I>(std::index_sequence<I...>)->decltype(auto) {
             return f(size_<I>{}...);
-        }(std::make_index_sequence<N>{});
+        }
+        (std::make_index_sequence<N>{});
     }
 
     template <class Slice>
@@ -783,7 +823,8 @@ public:
             static_assert(Step::value != 0, "staticpy: ValueError: slice step cannot be zero");
         constexpr auto resolved = detail::resolve_slice<Slice, N>();
         detail::positions<N> out;
-        for (std::size_t k = 0; k < resolved.length; ++k) out.push(resolved.index[k]);
+        for (std::size_t k = 0; k < resolved.length; ++k)
+            out.push(resolved.index[k]);
         return out;
     }
 
@@ -798,21 +839,24 @@ private:
 
     template <class... Us>
     static constexpr auto concat(const list& a, const list<Us...>& b) {
-        return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>, std::index_sequence<J...>) {
+        return [&]<std::size_t... I, std::size_t... J>(std::index_sequence<I...>,
+                                                       std::index_sequence<J...>) {
             return list<Ts..., Us...>(a.template at<I>()..., b.template at<J>()...);
-        }(std::make_index_sequence<N>{}, std::make_index_sequence<sizeof...(Us)>{});
+        }
+        (std::make_index_sequence<N>{}, std::make_index_sequence<sizeof...(Us)>{});
     }
 
     /// Elements [0, From) + inserted + [To, N).
     template <std::size_t From, std::size_t To, class... Us>
     constexpr auto splice(const list<Us...>& inserted) const {
         return [&]<std::size_t... I, std::size_t... J, std::size_t... K>(
-                   std::index_sequence<I...>, std::index_sequence<J...>, std::index_sequence<K...>) {
+            std::index_sequence<I...>, std::index_sequence<J...>, std::index_sequence<K...>) {
             return list<std::remove_cvref_t<decltype(at<I>())>..., Us...,
                         std::remove_cvref_t<decltype(at<To + K>())>...>(
                 at<I>()..., inserted.template at<J>()..., at<To + K>()...);
-        }(std::make_index_sequence<From>{}, std::make_index_sequence<sizeof...(Us)>{},
-               std::make_index_sequence<N - To>{});
+        }
+        (std::make_index_sequence<From>{}, std::make_index_sequence<sizeof...(Us)>{},
+         std::make_index_sequence<N - To>{});
     }
 
     template <std::size_t P>
@@ -827,14 +871,16 @@ private:
         std::optional<result_t> result;
         [&]<std::size_t... I>(std::index_sequence<I...>) {
             ((p == I ? (void)result.emplace(make(size_<I>{})) : void()), ...);
-        }(std::make_index_sequence<Count>{});
+        }
+        (std::make_index_sequence<Count>{});
         return *result;
     }
 
     static constexpr std::size_t first_match(const std::array<int, N + 1>& status, std::size_t lo,
                                              std::size_t hi) {
         for (std::size_t i = lo; i < hi && i < N; ++i)
-            if (status[i] != 0) return i;
+            if (status[i] != 0)
+                return i;
         return N;
     }
     /// The first sure match in [lo, hi), else the last possible one (lo - 1 when none is).
@@ -844,8 +890,10 @@ private:
         // floats) is no candidate, and its type must not count against the others'.
         std::size_t last = lo - 1;
         for (std::size_t i = lo; i < hi; ++i) {
-            if (status[i] == 1) return i;
-            if (status[i] == 2) last = i;
+            if (status[i] == 1)
+                return i;
+            if (status[i] == 2)
+                last = i;
         }
         return last;
     }
@@ -858,7 +906,8 @@ private:
             return ids;
         }();
         for (std::size_t i = lo; i <= hi && i < N; ++i)
-            if (type_ids[i] != type_ids[lo]) return false;
+            if (type_ids[i] != type_ids[lo])
+                return false;
         return true;
     }
     /// The position of T's first occurrence among Ts: equal ids, equal types.
@@ -866,7 +915,8 @@ private:
     static constexpr std::size_t type_id_of() {
         constexpr bool is[N + 1] = {std::is_same_v<T, Ts>..., false};
         for (std::size_t i = 0; i < N; ++i)
-            if (is[i]) return i;
+            if (is[i])
+                return i;
         return N;
     }
 
@@ -880,26 +930,35 @@ private:
                   : void()),
              ...);
         });
-        if (found == N) throw ValueError(repr(x) + " is not in list");
+        if (found == N)
+            throw ValueError(repr(x) + " is not in list");
         return found;
     }
 
     template <class A, class B>
     static constexpr auto strict_eq(const A& a, const B& b) {
-        if constexpr (kind_v<A> != kind_v<B>) return std::false_type{};
-        else return py_eq(a, b);
+        if constexpr (kind_v<A> != kind_v<B>)
+            return std::false_type{};
+        else
+            return py_eq(a, b);
     }
 
     template <class... Args>
     static constexpr auto pick_key(const Args&... args) {
         auto keys = std::tuple_cat([&] {
-            if constexpr (detail::is_key_arg<Args>::value) return std::tuple(args.fn);
-            else return std::tuple<>();
+            if constexpr (detail::is_key_arg<Args>::value)
+                return std::tuple(args.fn);
+            else
+                return std::tuple<>();
         }()...);
-        static_assert(((detail::is_key_arg<Args>::value || detail::is_reverse_arg<Args>::value) && ... && true),
-                      "staticpy: TypeError: sort() takes only keyword arguments kw::key and kw::reverse");
-        if constexpr (std::tuple_size_v<decltype(keys)> == 0) return detail::identity_key{};
-        else return std::get<0>(keys);
+        static_assert(
+            ((detail::is_key_arg<Args>::value || detail::is_reverse_arg<Args>::value) && ... &&
+             true),
+            "staticpy: TypeError: sort() takes only keyword arguments kw::key and kw::reverse");
+        if constexpr (std::tuple_size_v<decltype(keys)> == 0)
+            return detail::identity_key{};
+        else
+            return std::get<0>(keys);
     }
     template <class... Args>
     static constexpr bool pick_reverse() {
@@ -908,10 +967,12 @@ private:
             [&] {
                 if constexpr (detail::is_reverse_arg<Args>::value) {
                     using B = decltype(Args::value);
-                    static_assert(is_bool_constant_v<B> || is_int_constant_v<B>,
-                                  "staticpy: TypeError: sort's reverse must be known at compile time "
-                                  "(staticpy::True or False)");
-                    if constexpr (is_bool_constant_v<B> || is_int_constant_v<B>) reverse = B::value != 0;
+                    static_assert(
+                        is_bool_constant_v<B> || is_int_constant_v<B>,
+                        "staticpy: TypeError: sort's reverse must be known at compile time "
+                        "(staticpy::True or False)");
+                    if constexpr (is_bool_constant_v<B> || is_int_constant_v<B>)
+                        reverse = B::value != 0;
                 }
             }(),
             ...);
@@ -922,9 +983,11 @@ private:
     constexpr list sort_runtime(const Key& key, bool reverse) const {
         using T = typename detail::first_type<Ts...>::type;
         std::array<T, N> values{at<0>()};
-        unpack_indices([&](auto... i) { ((values[decltype(i)::value] = at<decltype(i)::value>()), ...); });
+        unpack_indices(
+            [&](auto... i) { ((values[decltype(i)::value] = at<decltype(i)::value>()), ...); });
         std::array<std::size_t, N> order{};
-        for (std::size_t k = 0; k < N; ++k) order[k] = k;
+        for (std::size_t k = 0; k < N; ++k)
+            order[k] = k;
         auto less = [&](std::size_t a, std::size_t b) {
             return reverse ? detail::as_bool(py_lt(key(values[b]), key(values[a])))
                            : detail::as_bool(py_lt(key(values[a]), key(values[b])));
@@ -934,11 +997,14 @@ private:
         for (std::size_t i = 1; i < N; ++i) {
             const std::size_t current = order[i];
             std::size_t j = i;
-            for (; j > 0 && less(current, order[j - 1]); --j) order[j] = order[j - 1];
+            for (; j > 0 && less(current, order[j - 1]); --j)
+                order[j] = order[j - 1];
             order[j] = current;
         }
         list result = *this;
-        unpack_indices([&](auto... i) { ((result.template at<decltype(i)::value>() = values[order[decltype(i)::value]]), ...); });
+        unpack_indices([&](auto... i) {
+            ((result.template at<decltype(i)::value>() = values[order[decltype(i)::value]]), ...);
+        });
         return result;
     }
 
@@ -971,8 +1037,10 @@ private:
         } else if constexpr (detail::is_index_constant_v<Index>) {
             constexpr long long p = detail::normalize_index(Index::value, N);
             static_assert(p >= 0, "staticpy: IndexError: list index out of range");
-            if constexpr (p < 0) return None;
-            else return (hana::at_c<static_cast<std::size_t>(p)>(self.elements));
+            if constexpr (p < 0)
+                return None;
+            else
+                return (hana::at_c<static_cast<std::size_t>(p)>(self.elements));
         } else if constexpr (std::is_integral_v<Index> && !std::is_same_v<Index, char>) {
             if constexpr (N == 0) {
                 // Every position of an empty list is out of range: known at compile time.
@@ -983,7 +1051,8 @@ private:
                 return None;
             } else {
                 const long long p = detail::normalize_index(static_cast<long long>(i), N);
-                if (p < 0) throw IndexError("list index out of range");
+                if (p < 0)
+                    throw IndexError("list index out of range");
                 auto* element = &hana::at_c<0>(self.elements);
                 self.unpack_indices([&](auto... k) {
                     ((decltype(k)::value == static_cast<std::size_t>(p)
@@ -1024,11 +1093,14 @@ constexpr auto&& get(list<Ts...>&& l) {
 template <class T>
 constexpr auto len(const T& x) {
     using U = std::remove_cvref_t<T>;
-    if constexpr (is_str_constant_v<U>) return size_<U::size>{};
+    if constexpr (is_str_constant_v<U>)
+        return size_<U::size>{};
     else if constexpr (detail::is_iterable_v<U>)
         return size_<decltype(hana::size(iter_elements(x)))::value>{};
-    else if constexpr (kind_v<U> == kind::string) return std::string_view(detail::scalar_of(x)).size();
-    else return x.size();
+    else if constexpr (kind_v<U> == kind::string)
+        return std::string_view(detail::scalar_of(x)).size();
+    else
+        return x.size();
 }
 
 /// Python's list(iterable).   to_list("ab"_s) -> ['a', 'b']
@@ -1052,11 +1124,13 @@ constexpr void for_each(const Iterable& iterable, F&& f) {
 /// Python's enumerate: a list of (index, element) tuples; the index is a compile-time int.
 template <class Iterable, class Start = int_<0>>
 constexpr auto enumerate(const Iterable& iterable, Start = {}) {
-    static_assert(detail::is_index_constant_v<Start>, "staticpy: TypeError: enumerate's start must be a compile-time int");
+    static_assert(detail::is_index_constant_v<Start>,
+                  "staticpy: TypeError: enumerate's start must be a compile-time int");
     return hana::unpack(iter_elements(iterable), [](const auto&... e) {
         return [&]<std::size_t... I>(std::index_sequence<I...>) {
             return list(std::tuple(int_<Start::value + static_cast<long long>(I)>{}, e)...);
-        }(std::index_sequence_for<decltype(e)...>{});
+        }
+        (std::index_sequence_for<decltype(e)...>{});
     });
 }
 
@@ -1065,21 +1139,24 @@ template <std::size_t I, class... Tuples>
 constexpr auto zip_row(const Tuples&... ts) {
     return std::tuple(hana::at_c<I>(ts)...);
 }
-}  // namespace detail
+} // namespace detail
 
 /// Python's zip: tuples of the i-th elements, as long as the shortest iterable.
 template <class... Iterables>
 constexpr auto zip(const Iterables&... iterables) {
     // The shortest length; Python's zip() of nothing is empty.
     constexpr std::size_t n = [] {
-        const std::size_t lengths[] = {decltype(hana::size(iter_elements(std::declval<const Iterables&>())))::value..., 0};
+        const std::size_t lengths[] = {
+            decltype(hana::size(iter_elements(std::declval<const Iterables&>())))::value..., 0};
         std::size_t shortest = sizeof...(Iterables) == 0 ? 0 : lengths[0];
-        for (std::size_t k = 0; k < sizeof...(Iterables); ++k) shortest = lengths[k] < shortest ? lengths[k] : shortest;
+        for (std::size_t k = 0; k < sizeof...(Iterables); ++k)
+            shortest = lengths[k] < shortest ? lengths[k] : shortest;
         return shortest;
     }();
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
         return list(detail::zip_row<I>(iter_elements(iterables)...)...);
-    }(std::make_index_sequence<n>{});
+    }
+    (std::make_index_sequence<n>{});
 }
 
 /// Python's map(f, iterable, ...): f over the elements (over zipped elements for several).
@@ -1101,8 +1178,10 @@ constexpr auto filter(Pred pred, const Iterable& iterable) {
     auto elements = iter_elements(iterable);
     return hana::unpack(elements, [&](const auto&... e) {
         auto test = [&](const auto& x) {
-            if constexpr (std::is_same_v<Pred, none_t>) return py_bool(x);
-            else return py_bool(pred(x));
+            if constexpr (std::is_same_v<Pred, none_t>)
+                return py_bool(x);
+            else
+                return py_bool(pred(x));
         };
         static_assert((is_static_bool_v<decltype(test(e))> && ... && true),
                       "staticpy: TypeError: filter needs a predicate whose result is known at "
@@ -1111,7 +1190,8 @@ constexpr auto filter(Pred pred, const Iterable& iterable) {
         constexpr auto order = [&] {
             detail::positions<sizeof...(e)> out;
             for (std::size_t k = 0; k < sizeof...(e); ++k)
-                if (kept[k]) out.push(k);
+                if (kept[k])
+                    out.push(k);
             return out;
         }();
         return list<std::remove_cvref_t<decltype(e)>...>(e...).template pick_positions<order>();
@@ -1121,28 +1201,34 @@ constexpr auto filter(Pred pred, const Iterable& iterable) {
 /// functools.reduce(f, iterable[, initial]).
 template <class F, class Iterable, class... Initial>
 constexpr auto reduce(F&& f, const Iterable& iterable, const Initial&... initial) {
-    static_assert(sizeof...(Initial) <= 1, "staticpy: TypeError: reduce expected at most 3 arguments");
+    static_assert(sizeof...(Initial) <= 1,
+                  "staticpy: TypeError: reduce expected at most 3 arguments");
     auto all = hana::concat(hana::make_tuple(initial...), iter_elements(iterable));
     static_assert(decltype(hana::size(all))::value > 0,
                   "staticpy: TypeError: reduce() of empty iterable with no initial value");
-    if constexpr (decltype(hana::size(all))::value == 0) return None;
-    else return hana::fold_left(all, f);
+    if constexpr (decltype(hana::size(all))::value == 0)
+        return None;
+    else
+        return hana::fold_left(all, f);
 }
 
 /// Python's sum(iterable, start=0).   sum(list(1_c, 2_c)) == 3_c
 template <class Iterable, class Start = int_<0>>
 constexpr auto sum(const Iterable& iterable, const Start& start = {}) {
-    return hana::fold_left(iter_elements(iterable), start, [](const auto& a, const auto& b) { return a + b; });
+    return hana::fold_left(iter_elements(iterable), start,
+                           [](const auto& a, const auto& b) { return a + b; });
 }
 
 /// Python's all(iterable) and any(iterable), by truth value.
 template <class Iterable>
 constexpr auto all(const Iterable& iterable) {
-    return hana::unpack(iter_elements(iterable), [](const auto&... e) { return all_true(py_bool(e)...); });
+    return hana::unpack(iter_elements(iterable),
+                        [](const auto&... e) { return all_true(py_bool(e)...); });
 }
 template <class Iterable>
 constexpr auto any(const Iterable& iterable) {
-    return hana::unpack(iter_elements(iterable), [](const auto&... e) { return any_true(py_bool(e)...); });
+    return hana::unpack(iter_elements(iterable),
+                        [](const auto&... e) { return any_true(py_bool(e)...); });
 }
 
 /// Python's sorted(iterable, key=..., reverse=...) and reversed(iterable), as lists.
@@ -1161,12 +1247,14 @@ namespace detail {
 constexpr bool has_substring(std::string_view text, std::string_view part) {
     for (std::size_t i = 0; i + part.size() <= text.size(); ++i) {
         std::size_t k = 0;
-        while (k < part.size() && text[i + k] == part[k]) ++k;
-        if (k == part.size()) return true;
+        while (k < part.size() && text[i + k] == part[k])
+            ++k;
+        if (k == part.size())
+            return true;
     }
     return false;
 }
-}  // namespace detail
+} // namespace detail
 
 /// x in iterable. For a str, Python's `in` is a substring test: "ab"_s in "cab"_s.
 template <class X, class Iterable>
@@ -1188,11 +1276,13 @@ constexpr auto in(const X& x, const Iterable& iterable) {
     }
 }
 
-}  // namespace staticpy
+} // namespace staticpy
 
 template <class... Ts>
-struct std::tuple_size<staticpy::list<Ts...>> : std::integral_constant<std::size_t, sizeof...(Ts)> {};
+struct std::tuple_size<staticpy::list<Ts...>> : std::integral_constant<std::size_t, sizeof...(Ts)> {
+};
 template <std::size_t I, class... Ts>
 struct std::tuple_element<I, staticpy::list<Ts...>> {
-    using type = std::remove_cvref_t<decltype(std::declval<staticpy::list<Ts...>&>().template at<I>())>;
+    using type =
+        std::remove_cvref_t<decltype(std::declval<staticpy::list<Ts...>&>().template at<I>())>;
 };

@@ -45,7 +45,7 @@ inline constexpr bool is_slice_bound_v =
 
 template <std::size_t N>
 struct slice_positions {
-    std::array<std::size_t, N + 1> index{};  // one spare so that N == 0 is a valid array
+    std::array<std::size_t, N + 1> index{}; // one spare so that N == 0 is a valid array
     std::size_t length = 0;
 };
 
@@ -57,7 +57,8 @@ constexpr auto resolve_slice() {
     using Step = decltype(Slice::step);
     const long long n = static_cast<long long>(Size);
     long long step = 1;
-    if constexpr (!std::is_same_v<Step, none_t>) step = static_cast<long long>(Step::value);
+    if constexpr (!std::is_same_v<Step, none_t>)
+        step = static_cast<long long>(Step::value);
     const long long lower = step < 0 ? -1 : 0;
     const long long upper = step < 0 ? n - 1 : n;
     auto clamp = [&](long long v) {
@@ -69,14 +70,17 @@ constexpr auto resolve_slice() {
     };
     long long start = step < 0 ? upper : lower;
     long long stop = step < 0 ? lower : upper;
-    if constexpr (!std::is_same_v<Start, none_t>) start = clamp(static_cast<long long>(Start::value));
-    if constexpr (!std::is_same_v<Stop, none_t>) stop = clamp(static_cast<long long>(Stop::value));
+    if constexpr (!std::is_same_v<Start, none_t>)
+        start = clamp(static_cast<long long>(Start::value));
+    if constexpr (!std::is_same_v<Stop, none_t>)
+        stop = clamp(static_cast<long long>(Stop::value));
     slice_positions<Size> out;
-    if (step == 0) return out;  // reported by the caller
+    if (step == 0)
+        return out; // reported by the caller
     for (long long i = start; step > 0 ? i < stop : i > stop; i += step)
         out.index[out.length++] = static_cast<std::size_t>(i);
     return out;
 }
 
-}  // namespace detail
-}  // namespace staticpy
+} // namespace detail
+} // namespace staticpy

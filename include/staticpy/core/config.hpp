@@ -7,4 +7,4 @@
 
 namespace staticpy {
 inline constexpr const char* version = "0.1.0";
-}  // namespace staticpy
+} // namespace staticpy

@@ -59,10 +59,10 @@ template <fixed_string S>
 struct str {
     static constexpr std::string_view value = S.view();
     static constexpr std::size_t size = S.size();
-    constexpr operator std::string_view() const { return value; }  // NOLINT: implicit on purpose
+    constexpr operator std::string_view() const { return value; } // NOLINT: implicit on purpose
 
     template <class V>
-    constexpr pair<str, std::decay_t<V>> operator=(V&& v) const {  // NOLINT: builds, not assigns
+    constexpr pair<str, std::decay_t<V>> operator=(V&& v) const { // NOLINT: builds, not assigns
         return {{}, std::forward<V>(v)};
     }
 
@@ -82,10 +82,8 @@ template <std::uint64_t Bits>
 struct float_ {
     static constexpr double value = std::bit_cast<double>(Bits);
     using value_type = double;
-    constexpr operator double() const { return value; }  // NOLINT: implicit on purpose
-    constexpr auto operator-() const {
-        return float_<std::bit_cast<std::uint64_t>(-value)>{};
-    }
+    constexpr operator double() const { return value; } // NOLINT: implicit on purpose
+    constexpr auto operator-() const { return float_<std::bit_cast<std::uint64_t>(-value)>{}; }
     constexpr float_ operator+() const { return {}; }
 };
 
@@ -97,8 +95,9 @@ template <class T>
 concept integral_constant_like = requires {
     typename T::value_type;
     { T::value } -> std::convertible_to<typename T::value_type>;
-} && std::is_integral_v<typename T::value_type> && std::is_empty_v<T> &&
-                                  std::is_default_constructible_v<T>;
+}
+&&std::is_integral_v<typename T::value_type>&& std::is_empty_v<T>&&
+    std::is_default_constructible_v<T>;
 
 template <class T>
 struct is_str_constant : std::false_type {};
@@ -109,7 +108,7 @@ template <class T>
 struct is_float_constant : std::false_type {};
 template <std::uint64_t B>
 struct is_float_constant<float_<B>> : std::true_type {};
-}  // namespace detail
+} // namespace detail
 
 template <class T>
 inline constexpr bool is_bool_constant_v = [] {
@@ -166,18 +165,20 @@ inline constexpr bool is_number_constant_v = integral_constant_like<T> || is_flo
 
 template <class A, class B>
 concept constant_operands = is_number_constant_v<A> && is_number_constant_v<B> &&
-                            (is_staticpy_number_v<A> || is_staticpy_number_v<B>);
+    (is_staticpy_number_v<A> || is_staticpy_number_v<B>);
 
 template <class T>
 constexpr auto promoted_value() {
-    if constexpr (is_float_constant_v<T>) return T::value;
-    else return static_cast<long long>(T::value);
+    if constexpr (is_float_constant_v<T>)
+        return T::value;
+    else
+        return static_cast<long long>(T::value);
 }
-}  // namespace detail
+} // namespace detail
 
 #define STATICPY_CONSTANT_ARITHMETIC(op)                                                           \
     template <class A, class B>                                                                    \
-        requires detail::constant_operands<A, B>                                                   \
+    requires detail::constant_operands<A, B>                                                       \
     constexpr auto operator op(A, B) {                                                             \
         constexpr auto v = detail::promoted_value<A>() op detail::promoted_value<B>();             \
         if constexpr (std::is_floating_point_v<decltype(v)>)                                       \
@@ -199,19 +200,22 @@ constexpr double fmod_exact(double x, double y) {
         return std::numeric_limits<double>::quiet_NaN();
     const double m = y < 0 ? -y : y;
     double r = x < 0 ? -x : x;
-    if (m == inf || r < m) return x;
+    if (m == inf || r < m)
+        return x;
     double t = m;
-    while (t * 2 <= r) t *= 2;
+    while (t * 2 <= r)
+        t *= 2;
     for (; t >= m; t /= 2)
-        if (r >= t) r -= t;
+        if (r >= t)
+            r -= t;
     return x < 0 ? -r : r;
 }
-}  // namespace detail
+} // namespace detail
 
 /// Python's %: the result has the divisor's sign (-7_c % 3_c is 2, not C++'s -1), and floats
 /// work (5.5_c % 2_c is 1.5).
 template <class A, class B>
-    requires detail::constant_operands<A, B>
+requires detail::constant_operands<A, B>
 constexpr auto operator%(A, B) {
     constexpr auto a = detail::promoted_value<A>();
     constexpr auto b = detail::promoted_value<B>();
@@ -221,7 +225,8 @@ constexpr auto operator%(A, B) {
         constexpr double v = [] {
             double mod = detail::fmod_exact(static_cast<double>(a), static_cast<double>(b));
             if (mod != 0) {
-                if ((b < 0) != (mod < 0)) mod += static_cast<double>(b);
+                if ((b < 0) != (mod < 0))
+                    mod += static_cast<double>(b);
             } else {
                 mod = b < 0 ? -0.0 : 0.0;
             }
@@ -240,7 +245,7 @@ constexpr auto operator%(A, B) {
 
 /// Python's true division: 1_c / 2_c is 0.5.
 template <class A, class B>
-    requires detail::constant_operands<A, B>
+requires detail::constant_operands<A, B>
 constexpr auto operator/(A, B) {
     // Python's texts: "division by zero" for ints, "float division by zero" when a float is in.
     static_assert(B::value != 0 || is_float_constant_v<A> || is_float_constant_v<B>,
@@ -254,9 +259,10 @@ constexpr auto operator/(A, B) {
 
 #define STATICPY_CONSTANT_COMPARISON(op)                                                           \
     template <class A, class B>                                                                    \
-        requires detail::constant_operands<A, B>                                                   \
+    requires detail::constant_operands<A, B>                                                       \
     constexpr auto operator op(A, B) {                                                             \
-        return std::bool_constant<(static_cast<long double>(A::value) op static_cast<long double>(B::value))>{}; \
+        return std::bool_constant<(static_cast<long double>(A::value)                              \
+                                       op static_cast<long double>(B::value))>{};                  \
     }
 STATICPY_CONSTANT_COMPARISON(==)
 STATICPY_CONSTANT_COMPARISON(!=)
@@ -273,16 +279,19 @@ namespace detail {
 
 struct parsed_number {
     bool is_float = false;
-    bool hex_float = false;  // 0x1.8p1: C++ has them, Python has no such literal
-    bool ok = true;          // false: malformed or out of range
+    bool hex_float = false; // 0x1.8p1: C++ has them, Python has no such literal
+    bool ok = true;         // false: malformed or out of range
     unsigned long long integer = 0;
     double floating = 0;
 };
 
 constexpr int digit_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
     return 99;
 }
 
@@ -292,8 +301,8 @@ constexpr int digit_value(char c) {
 /// limbs in use only, to keep literals cheap to compile.
 struct big_uint {
     static constexpr int capacity = 128;
-    std::uint32_t limb[capacity]{};  // little-endian
-    int size = 0;                    // limbs in use; limb[size - 1] != 0
+    std::uint32_t limb[capacity]{}; // little-endian
+    int size = 0;                   // limbs in use; limb[size - 1] != 0
 
     constexpr void mul_add(std::uint32_t m, std::uint32_t a) {
         std::uint64_t carry = a;
@@ -302,12 +311,14 @@ struct big_uint {
             limb[k] = static_cast<std::uint32_t>(v);
             carry = v >> 32;
         }
-        if (carry != 0 && size < capacity) limb[size++] = static_cast<std::uint32_t>(carry);
+        if (carry != 0 && size < capacity)
+            limb[size++] = static_cast<std::uint32_t>(carry);
     }
     constexpr void mul_pow10(int k) {
-        for (; k >= 9; k -= 9) mul_add(1000000000U, 0);
-        constexpr std::uint32_t small[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
-                                            100000000};
+        for (; k >= 9; k -= 9)
+            mul_add(1000000000U, 0);
+        constexpr std::uint32_t small[9] = {1,      10,      100,      1000,     10000,
+                                            100000, 1000000, 10000000, 100000000};
         mul_add(small[k], 0);
     }
     [[nodiscard]] constexpr int bit_length() const {
@@ -320,7 +331,8 @@ struct big_uint {
         const int bits = s % 32;
         for (int k = 0; k < size; ++k) {
             out.limb[k + words] |= limb[k] << bits;
-            if (bits != 0) out.limb[k + words + 1] |= limb[k] >> (32 - bits);
+            if (bits != 0)
+                out.limb[k + words + 1] |= limb[k] >> (32 - bits);
         }
         out.size = size + words + 1 < capacity ? size + words + 1 : capacity;
         out.trim();
@@ -332,12 +344,14 @@ struct big_uint {
         trim();
     }
     [[nodiscard]] constexpr bool less_equal(const big_uint& o) const {
-        if (size != o.size) return size < o.size;
+        if (size != o.size)
+            return size < o.size;
         for (int k = size - 1; k >= 0; --k)
-            if (limb[k] != o.limb[k]) return limb[k] < o.limb[k];
+            if (limb[k] != o.limb[k])
+                return limb[k] < o.limb[k];
         return true;
     }
-    constexpr void subtract(const big_uint& o) {  // requires o <= *this
+    constexpr void subtract(const big_uint& o) { // requires o <= *this
         std::int64_t borrow = 0;
         for (int k = 0; k < size; ++k) {
             const std::int64_t v = std::int64_t{limb[k]} - (k < o.size ? o.limb[k] : 0U) - borrow;
@@ -347,7 +361,8 @@ struct big_uint {
         trim();
     }
     constexpr void trim() {
-        while (size > 0 && limb[size - 1] == 0) --size;
+        while (size > 0 && limb[size - 1] == 0)
+            --size;
     }
     [[nodiscard]] constexpr bool is_zero() const { return size == 0; }
 };
@@ -356,7 +371,7 @@ struct big_uint {
 /// subnormals and overflow to inf, as IEEE-754 rounds.
 constexpr double round_to_double(std::uint64_t q, int exp2, bool sticky) {
     const int length = static_cast<int>(std::bit_width(q));
-    const int shift = std::max(length - 53, -1074 - exp2);  // bits of q below the last kept one
+    const int shift = std::max(length - 53, -1074 - exp2); // bits of q below the last kept one
     std::uint64_t mantissa = 0;
     if (shift <= 0) {
         mantissa = q << -shift;
@@ -364,38 +379,49 @@ constexpr double round_to_double(std::uint64_t q, int exp2, bool sticky) {
         mantissa = shift == 64 ? 0 : q >> shift;
         const std::uint64_t rest = shift == 64 ? q : q & ((std::uint64_t{1} << shift) - 1);
         const std::uint64_t half = std::uint64_t{1} << (shift - 1);
-        if (rest > half || (rest == half && (sticky || (mantissa & 1U) != 0))) ++mantissa;
+        if (rest > half || (rest == half && (sticky || (mantissa & 1U) != 0)))
+            ++mantissa;
     }
-    int scale = exp2 + shift;  // the weight of mantissa's last bit
-    if (mantissa == (std::uint64_t{1} << 53)) { mantissa >>= 1; ++scale; }
-    if (mantissa < (std::uint64_t{1} << 52)) return std::bit_cast<double>(mantissa);  // subnormal
+    int scale = exp2 + shift; // the weight of mantissa's last bit
+    if (mantissa == (std::uint64_t{1} << 53)) {
+        mantissa >>= 1;
+        ++scale;
+    }
+    if (mantissa < (std::uint64_t{1} << 52))
+        return std::bit_cast<double>(mantissa); // subnormal
     const int biased = scale + 52 + 1023;
-    if (biased >= 2047) return std::numeric_limits<double>::infinity();
+    if (biased >= 2047)
+        return std::numeric_limits<double>::infinity();
     return std::bit_cast<double>((static_cast<std::uint64_t>(biased) << 52) |
                                  (mantissa & ((std::uint64_t{1} << 52) - 1)));
 }
 
 /// The double nearest to mantissa * 10^exponent (mantissa has `digits` significant digits).
 constexpr double decimal_to_double(const big_uint& mantissa, int digits, int exponent) {
-    if (mantissa.is_zero() || digits + exponent < -330) return 0.0;
-    if (digits + exponent > 310) return std::numeric_limits<double>::infinity();
+    if (mantissa.is_zero() || digits + exponent < -330)
+        return 0.0;
+    if (digits + exponent > 310)
+        return std::numeric_limits<double>::infinity();
     if (digits <= 15 && exponent >= -22 && exponent <= 22) {
         // Clinger's fast path: both operands are exact doubles, so one operation rounds once.
         const double m = static_cast<double>(
             mantissa.limb[0] | (mantissa.size > 1 ? std::uint64_t{mantissa.limb[1]} << 32 : 0));
         double power = 1;
-        for (int k = 0; k < (exponent < 0 ? -exponent : exponent); ++k) power *= 10;
+        for (int k = 0; k < (exponent < 0 ? -exponent : exponent); ++k)
+            power *= 10;
         return exponent < 0 ? m / power : m * power;
     }
     if (exponent >= 0) {
         big_uint value = mantissa;
         value.mul_pow10(exponent);
         const int length = value.bit_length();
-        const int low = length > 64 ? length - 64 : 0;  // bits below the 64 we keep
+        const int low = length > 64 ? length - 64 : 0; // bits below the 64 we keep
         std::uint64_t q = 0;
-        for (int i = length - 1; i >= low; --i) q = (q << 1) | (value.bit(i) ? 1U : 0U);
+        for (int i = length - 1; i >= low; --i)
+            q = (q << 1) | (value.bit(i) ? 1U : 0U);
         bool sticky = false;
-        for (int i = 0; i < low; ++i) sticky = sticky || value.bit(i);
+        for (int i = 0; i < low; ++i)
+            sticky = sticky || value.bit(i);
         return round_to_double(q, low, sticky);
     }
     // mantissa / 10^-exponent: 63 or 64 bits of quotient by long division, and a sticky remainder.
@@ -420,16 +446,19 @@ constexpr double decimal_to_double(const big_uint& mantissa, int digits, int exp
 /// 0x/0b/0 prefixes, decimal floats with exponents). Hexadecimal floats are not supported.
 template <std::size_t N>
 constexpr parsed_number parse_number(const char (&literal)[N]) {
-    char text[N + 2]{};  // padded, so that looking at a prefix never reads past the end
-    for (std::size_t k = 0; k < N; ++k) text[k] = literal[k];
+    char text[N + 2]{}; // padded, so that looking at a prefix never reads past the end
+    for (std::size_t k = 0; k < N; ++k)
+        text[k] = literal[k];
     parsed_number out;
     std::size_t i = 0;
     const std::size_t n = N;
     const bool hex = n > 1 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
     bool decimal_float = false;
     for (std::size_t k = 0; k < n; ++k) {
-        if (hex && (text[k] == '.' || text[k] == 'p' || text[k] == 'P')) out.hex_float = true;
-        if (!hex && (text[k] == '.' || text[k] == 'e' || text[k] == 'E')) decimal_float = true;
+        if (hex && (text[k] == '.' || text[k] == 'p' || text[k] == 'P'))
+            out.hex_float = true;
+        if (!hex && (text[k] == '.' || text[k] == 'e' || text[k] == 'E'))
+            decimal_float = true;
     }
     if (out.hex_float) {
         out.is_float = true;
@@ -446,16 +475,23 @@ constexpr parsed_number parse_number(const char (&literal)[N]) {
         bool dropped_nonzero = false;
         bool after_point = false;
         for (; i < n && text[i] != 'e' && text[i] != 'E'; ++i) {
-            if (text[i] == '\'') continue;
-            if (text[i] == '.') { after_point = true; continue; }
+            if (text[i] == '\'')
+                continue;
+            if (text[i] == '.') {
+                after_point = true;
+                continue;
+            }
             const auto d = static_cast<std::uint32_t>(text[i] - '0');
             if (digits < 800) {
                 mantissa.mul_add(10, d);
-                if (digits > 0 || d != 0) ++digits;
-                if (after_point) --exponent;
+                if (digits > 0 || d != 0)
+                    ++digits;
+                if (after_point)
+                    --exponent;
             } else {
                 dropped_nonzero = dropped_nonzero || d != 0;
-                if (!after_point) ++exponent;  // digits beyond the 800 still scale the value
+                if (!after_point)
+                    ++exponent; // digits beyond the 800 still scale the value
             }
         }
         if (dropped_nonzero) {
@@ -463,13 +499,15 @@ constexpr parsed_number parse_number(const char (&literal)[N]) {
             ++digits;
             --exponent;
         }
-        if (i < n) {  // exponent part
+        if (i < n) { // exponent part
             ++i;
             bool negative = false;
-            if (i < n && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
+            if (i < n && (text[i] == '-' || text[i] == '+'))
+                negative = text[i++] == '-';
             int e = 0;
             for (; i < n; ++i)
-                if (e < 100000) e = e * 10 + (text[i] - '0');  // past it: 0 or inf anyway
+                if (e < 100000)
+                    e = e * 10 + (text[i] - '0'); // past it: 0 or inf anyway
             exponent += negative ? -e : e;
         }
         out.floating = decimal_to_double(mantissa, digits, exponent);
@@ -477,21 +515,35 @@ constexpr parsed_number parse_number(const char (&literal)[N]) {
     }
     unsigned base = 10;
     if (n > 1 && text[0] == '0') {
-        if (text[1] == 'x' || text[1] == 'X') { base = 16; i = 2; }
-        else if (text[1] == 'b' || text[1] == 'B') { base = 2; i = 2; }
-        else { base = 8; i = 1; }
+        if (text[1] == 'x' || text[1] == 'X') {
+            base = 16;
+            i = 2;
+        } else if (text[1] == 'b' || text[1] == 'B') {
+            base = 2;
+            i = 2;
+        } else {
+            base = 8;
+            i = 1;
+        }
     }
     for (; i < n; ++i) {
-        if (text[i] == '\'') continue;
+        if (text[i] == '\'')
+            continue;
         const auto d = static_cast<unsigned>(digit_value(text[i]));
-        if (d >= base) { out.ok = false; break; }
-        if (out.integer > (~0ULL - d) / base) { out.ok = false; break; }
+        if (d >= base) {
+            out.ok = false;
+            break;
+        }
+        if (out.integer > (~0ULL - d) / base) {
+            out.ok = false;
+            break;
+        }
         out.integer = out.integer * base + d;
     }
     return out;
 }
 
-}  // namespace detail
+} // namespace detail
 
 namespace literals {
 
@@ -527,7 +579,7 @@ constexpr auto operator""_c() {
     }
 }
 
-}  // namespace literals
+} // namespace literals
 
 /// A compile-time int, for generated code that has the number but not a literal.
 template <long long N>
@@ -539,4 +591,4 @@ using size_ = std::integral_constant<std::size_t, N>;
 template <bool B>
 using bool_ = std::bool_constant<B>;
 
-}  // namespace staticpy
+} // namespace staticpy

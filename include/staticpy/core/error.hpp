@@ -35,6 +35,6 @@ namespace detail {
 /// A dependent false, so that a static_assert fires only when its template is instantiated.
 template <class...>
 inline constexpr bool always_false = false;
-}  // namespace detail
+} // namespace detail
 
-}  // namespace staticpy
+} // namespace staticpy

@@ -10,11 +10,12 @@ namespace staticpy {
 
 template <std::size_t N>
 struct fixed_string {
-    char data[N + 1]{};  // NUL-terminated so that c_str() works
+    char data[N + 1]{}; // NUL-terminated so that c_str() works
 
     constexpr fixed_string() = default;
-    constexpr fixed_string(const char (&text)[N + 1]) {  // NOLINT: implicit on purpose
-        for (std::size_t i = 0; i < N; ++i) data[i] = text[i];
+    constexpr fixed_string(const char (&text)[N + 1]) { // NOLINT: implicit on purpose
+        for (std::size_t i = 0; i < N; ++i)
+            data[i] = text[i];
     }
     [[nodiscard]] static constexpr std::size_t size() { return N; }
     [[nodiscard]] constexpr std::string_view view() const { return {data, N}; }
@@ -25,4 +26,4 @@ struct fixed_string {
 template <std::size_t N>
 fixed_string(const char (&)[N]) -> fixed_string<N - 1>;
 
-}  // namespace staticpy
+} // namespace staticpy

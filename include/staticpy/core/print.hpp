@@ -20,7 +20,7 @@ struct stream_repr {
         out += os.str();
     }
 };
-}  // namespace detail
+} // namespace detail
 
 /// Python's print(*args): str() of each, separated by spaces, then a newline.
 ///   staticpy::print("total:"_s, list(1, 2));   // total: [1, 2]
@@ -33,4 +33,4 @@ void print(const Ts&... xs) {
     std::cout << line;
 }
 
-}  // namespace staticpy
+} // namespace staticpy

@@ -3,10 +3,10 @@
 // type stands for, its type name, whether its value is known at compile time, and Python's ==, <
 // and truth value.
 //
-// The comparisons return a compile-time bool (std::bool_constant) when the answer follows from the types
-// alone (both operands compile-time, or kinds that Python never finds equal, such as str and int),
-// and a plain bool otherwise. Folds over such results (all_true, any_true, count_true) keep them
-// compile-time while every operand is, which is how list.count(1_c) becomes a constant.
+// The comparisons return a compile-time bool (std::bool_constant) when the answer follows from the
+// types alone (both operands compile-time, or kinds that Python never finds equal, such as str and
+// int), and a plain bool otherwise. Folds over such results (all_true, any_true, count_true) keep
+// them compile-time while every operand is, which is how list.count(1_c) becomes a constant.
 
 #include <cstddef>
 #include <string>
@@ -31,7 +31,7 @@ template <class T>
 inline constexpr bool is_char_v = std::is_same_v<T, char>;
 template <class T>
 inline constexpr bool is_char_array_v =
-    std::is_array_v<T> && std::is_same_v<std::remove_cv_t<std::remove_extent_t<T>>, char>;
+    std::is_array_v<T>&& std::is_same_v<std::remove_cv_t<std::remove_extent_t<T>>, char>;
 template <class T>
 inline constexpr bool is_runtime_string_v =
     is_char_v<T> || is_char_array_v<T> || std::is_same_v<T, std::string> ||
@@ -46,16 +46,22 @@ struct is_std_tuple<std::pair<A, B>> : std::true_type {};
 
 template <class T>
 constexpr kind kind_of_scalar() {
-    if constexpr (std::is_same_v<T, none_t>) return kind::none;
-    else if constexpr (std::is_same_v<T, bool> || is_bool_constant_v<T>) return kind::boolean;
+    if constexpr (std::is_same_v<T, none_t>)
+        return kind::none;
+    else if constexpr (std::is_same_v<T, bool> || is_bool_constant_v<T>)
+        return kind::boolean;
     else if constexpr (is_char_v<T> || is_str_constant_v<T> || is_runtime_string_v<T>)
         return kind::string;
-    else if constexpr (std::is_integral_v<T> || is_int_constant_v<T>) return kind::integer;
-    else if constexpr (std::is_floating_point_v<T> || is_float_constant_v<T>) return kind::floating;
-    else if constexpr (is_std_tuple<T>::value) return kind::tuple;
-    else return kind::other;
+    else if constexpr (std::is_integral_v<T> || is_int_constant_v<T>)
+        return kind::integer;
+    else if constexpr (std::is_floating_point_v<T> || is_float_constant_v<T>)
+        return kind::floating;
+    else if constexpr (is_std_tuple<T>::value)
+        return kind::tuple;
+    else
+        return kind::other;
 }
-}  // namespace detail
+} // namespace detail
 
 template <class T>
 struct python_kind<T, std::enable_if_t<detail::kind_of_scalar<T>() != kind::other>>
@@ -65,21 +71,30 @@ template <class T>
 inline constexpr kind kind_v = python_kind<std::remove_cvref_t<T>>::value;
 
 template <class T>
-inline constexpr bool is_number_v = kind_v<T> == kind::boolean || kind_v<T> == kind::integer ||
-                                    kind_v<T> == kind::floating;
+inline constexpr bool is_number_v =
+    kind_v<T> == kind::boolean || kind_v<T> == kind::integer || kind_v<T> == kind::floating;
 
 /// Python's name for the type of a value of kind k, as type(x).__name__ prints it.
 constexpr std::string_view python_type_name(kind k) {
     switch (k) {
-        case kind::none: return "NoneType";
-        case kind::boolean: return "bool";
-        case kind::integer: return "int";
-        case kind::floating: return "float";
-        case kind::string: return "str";
-        case kind::list: return "list";
-        case kind::tuple: return "tuple";
-        case kind::dict: return "dict";
-        case kind::other: break;
+    case kind::none:
+        return "NoneType";
+    case kind::boolean:
+        return "bool";
+    case kind::integer:
+        return "int";
+    case kind::floating:
+        return "float";
+    case kind::string:
+        return "str";
+    case kind::list:
+        return "list";
+    case kind::tuple:
+        return "tuple";
+    case kind::dict:
+        return "dict";
+    case kind::other:
+        break;
     }
     return "object";
 }
@@ -89,12 +104,13 @@ inline constexpr std::string_view type_name_v = python_type_name(kind_v<T>);
 namespace detail {
 template <bool...>
 struct bool_pack {};
-}  // namespace detail
+} // namespace detail
 
 /// Conjunction and disjunction of a pack of bools with no recursion and no fold expression:
 /// clang refuses folds over more than 256 operands, and lists of hundreds of elements are real.
 template <bool... Bs>
-inline constexpr bool and_v = std::is_same_v<detail::bool_pack<true, Bs...>, detail::bool_pack<Bs..., true>>;
+inline constexpr bool and_v =
+    std::is_same_v<detail::bool_pack<true, Bs...>, detail::bool_pack<Bs..., true>>;
 template <bool... Bs>
 inline constexpr bool or_v = !and_v<!Bs...>;
 
@@ -103,10 +119,11 @@ namespace detail {
 template <std::size_t N>
 constexpr std::size_t count_of(const bool (&values)[N]) {
     std::size_t n = 0;
-    for (bool v : values) n += v ? 1 : 0;
+    for (bool v : values)
+        n += v ? 1 : 0;
     return n;
 }
-}  // namespace detail
+} // namespace detail
 
 /// Whether a value's whole value is known from its type. Containers specialise it (a list is
 /// compile-time when all of its elements are).
@@ -139,10 +156,12 @@ inline constexpr bool is_static_false_v<B, true> = !std::remove_cvref_t<B>::valu
 
 template <class T>
 constexpr bool as_bool(const T& b) {
-    if constexpr (is_static_bool_v<T>) return T::value;
-    else return static_cast<bool>(b);
+    if constexpr (is_static_bool_v<T>)
+        return T::value;
+    else
+        return static_cast<bool>(b);
 }
-}  // namespace detail
+} // namespace detail
 
 /// all() over results that may each be compile-time or run-time.
 template <class... Bs>
@@ -170,7 +189,8 @@ constexpr auto any_true(const Bs&... bs) {
     }
 }
 
-/// How many results are true: a size_ (std::integral_constant) when all are compile-time, else std::size_t.
+/// How many results are true: a size_ (std::integral_constant) when all are compile-time, else
+/// std::size_t.
 template <class... Bs>
 constexpr auto count_true(const Bs&... bs) {
     if constexpr (and_v<is_static_bool_v<Bs>...>) {
@@ -184,8 +204,10 @@ constexpr auto count_true(const Bs&... bs) {
 
 template <class B>
 constexpr auto not_(const B& b) {
-    if constexpr (is_static_bool_v<B>) return bool_<!std::remove_cvref_t<B>::value>{};
-    else return !static_cast<bool>(b);
+    if constexpr (is_static_bool_v<B>)
+        return bool_<!std::remove_cvref_t<B>::value>{};
+    else
+        return !static_cast<bool>(b);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -197,39 +219,50 @@ template <class T>
 constexpr auto scalar_of(const T& x) {
     if constexpr (is_int_constant_v<T> || is_bool_constant_v<T> || is_float_constant_v<T>)
         return T::value;
-    else if constexpr (is_str_constant_v<T>) return T::value;
-    else if constexpr (is_char_v<T>) return std::string_view(&x, 1);
+    else if constexpr (is_str_constant_v<T>)
+        return T::value;
+    else if constexpr (is_char_v<T>)
+        return std::string_view(&x, 1);
     else if constexpr (std::is_same_v<T, const char*> || std::is_same_v<T, char*> ||
                        is_char_array_v<T>)
-        return std::string_view(x);  // a string literal ends at its NUL
-    else if constexpr (std::is_same_v<T, std::string>) return std::string_view(x);
-    else return x;
+        return std::string_view(x); // a string literal ends at its NUL
+    else if constexpr (std::is_same_v<T, std::string>)
+        return std::string_view(x);
+    else
+        return x;
 }
 
 /// Python's == between two numbers: exact, whatever their C++ types.
 template <class A, class B>
 constexpr bool number_eq(A a, B b) {
-    if constexpr (std::is_same_v<A, bool>) return number_eq(static_cast<int>(a), b);
-    else if constexpr (std::is_same_v<B, bool>) return number_eq(a, static_cast<int>(b));
-    else if constexpr (std::is_integral_v<A> && std::is_integral_v<B>) return std::cmp_equal(a, b);
-    else  // long double holds every 64-bit integer exactly on x86-64, so this compares exactly
+    if constexpr (std::is_same_v<A, bool>)
+        return number_eq(static_cast<int>(a), b);
+    else if constexpr (std::is_same_v<B, bool>)
+        return number_eq(a, static_cast<int>(b));
+    else if constexpr (std::is_integral_v<A> && std::is_integral_v<B>)
+        return std::cmp_equal(a, b);
+    else // long double holds every 64-bit integer exactly on x86-64, so this compares exactly
         return static_cast<long double>(a) == static_cast<long double>(b);
 }
 
 template <class A, class B>
 constexpr bool number_lt(A a, B b) {
-    if constexpr (std::is_same_v<A, bool>) return number_lt(static_cast<int>(a), b);
-    else if constexpr (std::is_same_v<B, bool>) return number_lt(a, static_cast<int>(b));
-    else if constexpr (std::is_integral_v<A> && std::is_integral_v<B>) return std::cmp_less(a, b);
-    else return static_cast<long double>(a) < static_cast<long double>(b);
+    if constexpr (std::is_same_v<A, bool>)
+        return number_lt(static_cast<int>(a), b);
+    else if constexpr (std::is_same_v<B, bool>)
+        return number_lt(a, static_cast<int>(b));
+    else if constexpr (std::is_integral_v<A> && std::is_integral_v<B>)
+        return std::cmp_less(a, b);
+    else
+        return static_cast<long double>(a) < static_cast<long double>(b);
 }
 
 template <class A, class B>
 concept equality_comparable_with = requires(const A& a, const B& b) {
-    { a == b };
+    {a == b};
 };
 
-}  // namespace detail
+} // namespace detail
 
 /// Python's a == b. Values of kinds that Python never finds equal (a str and an int, None and a
 /// list) compare unequal at compile time instead of failing to compile.
@@ -248,7 +281,8 @@ constexpr auto py_eq(const A& a, const B& b) {
         else
             return [&]<std::size_t... I>(std::index_sequence<I...>) {
                 return all_true(py_eq(std::get<I>(a), std::get<I>(b))...);
-            }(std::make_index_sequence<std::tuple_size_v<TA>>{});
+            }
+        (std::make_index_sequence<std::tuple_size_v<TA>>{});
     } else if constexpr (is_compile_time_v<TA> && is_compile_time_v<TB>) {
         // Evaluate on default-constructed operands: their value is their type.
         if constexpr (is_number_v<TA> && is_number_v<TB>)
@@ -268,13 +302,15 @@ constexpr auto py_eq(const A& a, const B& b) {
     } else if constexpr (ka == kind::string && kb == kind::string) {
         return std::string_view(detail::scalar_of(a)) == std::string_view(detail::scalar_of(b));
     } else if constexpr (ka != kb && ka != kind::other && kb != kind::other) {
-        return std::false_type{};  // Python: values of different built-in kinds are never equal
+        return std::false_type{}; // Python: values of different built-in kinds are never equal
     } else if constexpr (detail::equality_comparable_with<TA, TB>) {
         auto r = a == b;
-        if constexpr (is_static_bool_v<decltype(r)>) return r;
-        else return static_cast<bool>(r);
+        if constexpr (is_static_bool_v<decltype(r)>)
+            return r;
+        else
+            return static_cast<bool>(r);
     } else {
-        return std::false_type{};  // no __eq__: Python falls back to identity, never equal here
+        return std::false_type{}; // no __eq__: Python falls back to identity, never equal here
     }
 }
 
@@ -293,7 +329,7 @@ struct unorderable_types {
                   "staticpy: TypeError: '<' not supported between instances of these types "
                   "(Python orders numbers with numbers, str with str, list with list)");
 };
-}  // namespace detail
+} // namespace detail
 
 /// Python's a < b for numbers, strings and (through their own operator<) lists and tuples.
 /// Unorderable kinds are a compile error naming Python's TypeError.
@@ -317,8 +353,10 @@ constexpr auto py_lt(const A& a, const B& b) {
         return std::string_view(detail::scalar_of(a)) < std::string_view(detail::scalar_of(b));
     } else {
         auto r = a < b;
-        if constexpr (is_static_bool_v<decltype(r)>) return r;
-        else return static_cast<bool>(r);
+        if constexpr (is_static_bool_v<decltype(r)>)
+            return r;
+        else
+            return static_cast<bool>(r);
     }
 }
 
@@ -326,15 +364,22 @@ constexpr auto py_lt(const A& a, const B& b) {
 template <class T>
 constexpr auto py_bool(const T& x) {
     using U = std::remove_cvref_t<T>;
-    if constexpr (std::is_same_v<U, none_t>) return std::false_type{};
+    if constexpr (std::is_same_v<U, none_t>)
+        return std::false_type{};
     else if constexpr (is_bool_constant_v<U> || is_int_constant_v<U> || is_float_constant_v<U>)
         return bool_<U::value != 0>{};
-    else if constexpr (is_str_constant_v<U>) return bool_<U::size != 0>{};
-    else if constexpr (is_number_v<U>) return x != 0;
-    else if constexpr (kind_v<U> == kind::string) return !std::string_view(detail::scalar_of(x)).empty();
-    else if constexpr (requires { x.py_bool(); }) return x.py_bool();
-    else if constexpr (requires { x.size(); }) return x.size() != 0;
-    else return static_cast<bool>(x);
+    else if constexpr (is_str_constant_v<U>)
+        return bool_<U::size != 0>{};
+    else if constexpr (is_number_v<U>)
+        return x != 0;
+    else if constexpr (kind_v<U> == kind::string)
+        return !std::string_view(detail::scalar_of(x)).empty();
+    else if constexpr (requires { x.py_bool(); })
+        return x.py_bool();
+    else if constexpr (requires { x.size(); })
+        return x.size() != 0;
+    else
+        return static_cast<bool>(x);
 }
 
-}  // namespace staticpy
+} // namespace staticpy
