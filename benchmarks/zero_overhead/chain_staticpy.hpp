@@ -3,7 +3,7 @@
 // run-time numbers, transformed by a chain of update / setitem / getitem. Every key is known at
 // compile time, so each lookup should compile to a plain member access, as in chain_struct.hpp.
 
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/dict.hpp>
 
 namespace zo {
 
