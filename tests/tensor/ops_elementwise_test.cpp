@@ -12,17 +12,14 @@
 #include <staticpy/tensor/creation.hpp>
 #include <staticpy/tensor/ops.hpp>
 
+#include "test_support.hpp"
+
 using namespace staticpy;
 using namespace staticpy::literals;
 
 namespace {
 
-template <class T, class S>
-std::vector<T> values(const Tensor<T, S>& t) {
-    // The result of every op is contiguous: read it flat.
-    REQUIRE(t.is_contiguous());
-    return std::vector<T>(t.data(), t.data() + t.numel());
-}
+using tensor_test::values;
 
 std::vector<float> iota_f(int n, float start = -2.5f, float step = 0.75f) {
     std::vector<float> v(static_cast<std::size_t>(n));

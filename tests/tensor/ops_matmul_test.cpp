@@ -9,16 +9,14 @@
 #include <staticpy/tensor/creation.hpp>
 #include <staticpy/tensor/ops.hpp>
 
+#include "test_support.hpp"
+
 using namespace staticpy;
 using namespace staticpy::literals;
 
 namespace {
 
-template <class T, class S>
-std::vector<T> values(const Tensor<T, S>& t) {
-    REQUIRE(t.is_contiguous());
-    return std::vector<T>(t.data(), t.data() + t.numel());
-}
+using tensor_test::values;
 
 std::vector<double> seq(int n, double scale) {
     std::vector<double> v;

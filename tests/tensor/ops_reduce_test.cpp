@@ -13,16 +13,14 @@
 #include <staticpy/tensor/creation.hpp>
 #include <staticpy/tensor/ops.hpp>
 
+#include "test_support.hpp"
+
 using namespace staticpy;
 using namespace staticpy::literals;
 
 namespace {
 
-template <class T, class S>
-std::vector<T> values(const Tensor<T, S>& t) {
-    REQUIRE(t.is_contiguous());
-    return std::vector<T>(t.data(), t.data() + t.numel());
-}
+using tensor_test::values;
 
 // x[i][j][k] = data[i*12 + j*4 + k] for a [2, 3, 4] tensor.
 std::vector<double> data234() {
