@@ -48,6 +48,11 @@ template <class T, class S>
 inline constexpr bool is_tensor_v<Tensor<T, S>> = true;
 
 namespace detail {
+/// The methods x.sum(1_c), x.relu(), x.matmul(w), ... forward to the free functions of ops.hpp,
+/// which include this header; this class template, defined there, is the bridge (a dependent
+/// name, so it is looked up when a method is called, after ops.hpp has been read).
+template <class Self>
+struct tensor_methods;
 
 template <class T, class S>
 void tensor_repr_into(std::string& out, const Tensor<T, S>& t); // print.hpp
@@ -478,10 +483,49 @@ public:
     template <detail::dim_argument D>
     [[nodiscard]] auto unsqueeze(D dim) const;
 
+    // ---- ops as methods (PyTorch's x.sum(1), x.relu(), ...; defined in ops.hpp) -----------------
+
+#define STATICPY_TENSOR_METHOD(name)                                                               \
+    template <class... Args>                                                                       \
+    auto name(const Args&... args) const {                                                         \
+        return detail::tensor_methods<Tensor>::name(*this, args...);                               \
+    }
+    STATICPY_TENSOR_METHOD(sum)
+    STATICPY_TENSOR_METHOD(prod)
+    STATICPY_TENSOR_METHOD(mean)
+    STATICPY_TENSOR_METHOD(var)
+    STATICPY_TENSOR_METHOD(amax)
+    STATICPY_TENSOR_METHOD(amin)
+    STATICPY_TENSOR_METHOD(argmax)
+    STATICPY_TENSOR_METHOD(argmin)
+    STATICPY_TENSOR_METHOD(max)
+    STATICPY_TENSOR_METHOD(min)
+    STATICPY_TENSOR_METHOD(softmax)
+    STATICPY_TENSOR_METHOD(log_softmax)
+    STATICPY_TENSOR_METHOD(matmul)
+    STATICPY_TENSOR_METHOD(abs)
+    STATICPY_TENSOR_METHOD(exp)
+    STATICPY_TENSOR_METHOD(log)
+    STATICPY_TENSOR_METHOD(sqrt)
+    STATICPY_TENSOR_METHOD(rsqrt)
+    STATICPY_TENSOR_METHOD(sin)
+    STATICPY_TENSOR_METHOD(cos)
+    STATICPY_TENSOR_METHOD(tanh)
+    STATICPY_TENSOR_METHOD(sigmoid)
+    STATICPY_TENSOR_METHOD(relu)
+    STATICPY_TENSOR_METHOD(gelu)
+    STATICPY_TENSOR_METHOD(pow)
+    STATICPY_TENSOR_METHOD(maximum)
+    STATICPY_TENSOR_METHOD(minimum)
+    STATICPY_TENSOR_METHOD(neg)
+#undef STATICPY_TENSOR_METHOD
+
     // ---- printing ---------------------------------------------------------------------------
 
     /// As PyTorch prints: tensor([[1., 2.],\n        [3., 4.]]).
-    void repr_into(std::string& out) const { detail::tensor_repr_into(out, *this); }
+    void repr_into(std::string& out) const {
+        detail::tensor_repr_into(out, *this);
+    }
     friend std::ostream& operator<<(std::ostream& os, const Tensor& t) {
         std::string text;
         t.repr_into(text);
