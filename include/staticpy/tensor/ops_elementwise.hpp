@@ -92,29 +92,26 @@ template <class C, class T, std::size_t R>
 struct strided_input {
     const T* base = nullptr;               // first element
     std::array<std::int64_t, R> strides{}; // per output dimension; 0 where broadcast
-    const T* row = nullptr;                // the current innermost row
     bool flat = false;                     // contiguous with the output's numel
     C flat_at(std::int64_t i) const { return static_cast<C>(base[i]); }
-    C row_at(std::int64_t k) const {
-        if constexpr (R == 0)
-            return static_cast<C>(*base);
-        else
-            return static_cast<C>(row[k * strides[R - 1]]);
-    }
-    void reset() { row = base; }
-    void step(std::size_t d) { row += strides[d]; }
-    void unstep(std::size_t d, std::int64_t n) { row -= strides[d] * n; }
+    C at(std::int64_t offset) const { return static_cast<C>(base[offset]); }
 };
 template <class C>
 struct scalar_input {
     C value;
     static constexpr bool flat = true;
     C flat_at(std::int64_t) const { return value; }
-    C row_at(std::int64_t) const { return value; }
-    void reset() {}
-    void step(std::size_t) {}
-    void unstep(std::size_t, std::int64_t) {}
+    C at(std::int64_t) const { return value; }
 };
+
+/// An input's strides over the output's index space: a scalar stays where it is.
+template <std::size_t R, class In>
+std::array<std::int64_t, R> input_strides(const In& in) {
+    if constexpr (requires { in.strides; })
+        return in.strides;
+    else
+        return {};
+}
 
 /// The input wrapper for argument X, read as C, broadcast into an output of sizes `out`.
 template <class C, std::size_t R, class X>
@@ -138,7 +135,6 @@ auto make_input(const X& x, const std::array<std::int64_t, R>& out) {
         for (std::int64_t e : out)
             n *= e;
         in.flat = x.is_contiguous() && x.numel() == n;
-        in.reset();
         return in;
     } else {
         return scalar_input<C>{scalar_value<C>(x)};
@@ -152,7 +148,7 @@ using operand_compute_t =
 
 /// The one loop: out[i] = F::apply(in_0[i], in_1[i], ...), over the output's index space in
 /// row-major order. When every tensor input is contiguous and not broadcast it is a flat loop;
-/// otherwise an odometer over the outer dimensions with a strided innermost loop.
+/// otherwise the strided walk that Tensor's copies use too (detail::for_each_offsets).
 template <class F, class Result, std::size_t R, class... In>
 void elementwise_loop(Result* out, const std::array<std::int64_t, R>& sizes, In&... in) {
     std::int64_t n = 1;
@@ -165,28 +161,16 @@ void elementwise_loop(Result* out, const std::array<std::int64_t, R>& sizes, In&
             out[i] = static_cast<Result>(F::apply(in.flat_at(i)...));
         return;
     }
-    if constexpr (R > 0) {
-        std::array<std::int64_t, R> idx{};
-        const std::int64_t inner = sizes[R - 1];
-        std::int64_t o = 0;
-        while (true) {
-            for (std::int64_t k = 0; k < inner; ++k)
-                out[o + k] = static_cast<Result>(F::apply(in.row_at(k)...));
-            o += inner;
-            std::size_t d = R - 1;
-            while (true) {
-                if (d == 0)
-                    return;
-                --d;
-                ++idx[d];
-                (in.step(d), ...);
-                if (idx[d] < sizes[d])
-                    break;
-                (in.unstep(d, sizes[d]), ...);
-                idx[d] = 0;
-            }
-        }
+    // Otherwise the strided walk, with the (contiguous) output as its last operand.
+    constexpr std::size_t K = sizeof...(In) + 1;
+    const std::array<std::array<std::int64_t, R>, K> strides{input_strides<R>(in)...,
+                                                             contiguous_strides(sizes)};
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        for_each_offsets<R, K>(sizes, {}, strides, [&](const std::array<std::int64_t, K>& o) {
+            out[o[K - 1]] = static_cast<Result>(F::apply(in.at(o[I])...));
+        });
     }
+    (std::index_sequence_for<In...>{});
 }
 
 template <class F, class... Args, std::size_t... I>

@@ -541,20 +541,26 @@ requires(!is_tensor_v<Dim>) auto min(const Tensor<T, S>& x, const Dim& dim, Keep
     return detail::extremum_with_indices<fn::lt, detail::keepdim_value<Keep>()>("min", x, dim);
 }
 
+namespace detail {
+/// amax, amin, argmax and argmin along dims: PyTorch's check that no reduced dim is empty, then
+/// the reduction with the given body.
+template <class Body, class Keep, class T, class S, class Dim>
+auto reduce_nonempty(const char* name, const Tensor<T, S>& x, const Dim& dim) {
+    constexpr bool keep = keepdim_value<Keep>();
+    using plan = reduction_plan<S, std::remove_cvref_t<Dim>, keep>;
+    check_nonempty(name, x, plan::mask(dim), false);
+    return reduce_dim_impl<Body, keep>(x, dim);
+}
+} // namespace detail
+
 /// torch.amax / amin: the values only, over any dims.
 template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>
 auto amax(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {
-    constexpr bool keep = detail::keepdim_value<Keep>();
-    using plan = detail::reduction_plan<S, std::remove_cvref_t<Dim>, keep>;
-    detail::check_nonempty("amax", x, plan::mask(dim), false);
-    return detail::reduce_dim_impl<detail::extremum_body<fn::gt>, keep>(x, dim);
+    return detail::reduce_nonempty<detail::extremum_body<fn::gt>, Keep>("amax", x, dim);
 }
 template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>
 auto amin(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {
-    constexpr bool keep = detail::keepdim_value<Keep>();
-    using plan = detail::reduction_plan<S, std::remove_cvref_t<Dim>, keep>;
-    detail::check_nonempty("amin", x, plan::mask(dim), false);
-    return detail::reduce_dim_impl<detail::extremum_body<fn::lt>, keep>(x, dim);
+    return detail::reduce_nonempty<detail::extremum_body<fn::lt>, Keep>("amin", x, dim);
 }
 
 /// torch.argmax(x): the index of the first largest element of the flattened tensor (int64,
@@ -567,10 +573,7 @@ auto argmax(const Tensor<T, S>& x) {
 template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>
 auto argmax(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {
     static_assert(detail::dim_spec<Dim>::count == 1, "staticpy: TypeError: argmax() takes one dim");
-    constexpr bool keep = detail::keepdim_value<Keep>();
-    using plan = detail::reduction_plan<S, std::remove_cvref_t<Dim>, keep>;
-    detail::check_nonempty("argmax", x, plan::mask(dim), false);
-    return detail::reduce_dim_impl<detail::arg_extremum_body<fn::gt>, keep>(x, dim);
+    return detail::reduce_nonempty<detail::arg_extremum_body<fn::gt>, Keep>("argmax", x, dim);
 }
 template <class T, class S>
 auto argmin(const Tensor<T, S>& x) {
@@ -580,10 +583,7 @@ auto argmin(const Tensor<T, S>& x) {
 template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>
 auto argmin(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {
     static_assert(detail::dim_spec<Dim>::count == 1, "staticpy: TypeError: argmin() takes one dim");
-    constexpr bool keep = detail::keepdim_value<Keep>();
-    using plan = detail::reduction_plan<S, std::remove_cvref_t<Dim>, keep>;
-    detail::check_nonempty("argmin", x, plan::mask(dim), false);
-    return detail::reduce_dim_impl<detail::arg_extremum_body<fn::lt>, keep>(x, dim);
+    return detail::reduce_nonempty<detail::arg_extremum_body<fn::lt>, Keep>("argmin", x, dim);
 }
 
 // ---- softmax, log_softmax ---------------------------------------------------------------------

@@ -244,6 +244,16 @@ public:
             return E{};
     }
 
+    /// Calls f with every extent as get<I>() gives it, as std::apply does with a tuple:
+    ///   s.apply([&](auto... e) { return t.view(e...); })   // the static extents stay static
+    template <class F>
+    constexpr decltype(auto) apply(F&& f) const {
+        return [&]<std::size_t... I>(std::index_sequence<I...>)->decltype(auto) {
+            return f(get<I>()...);
+        }
+        (std::make_index_sequence<rank>{});
+    }
+
     /// torch.Size.numel(): the product of the extents (1 for rank 0).
     constexpr std::int64_t numel() const {
         if constexpr (is_static) {

@@ -107,41 +107,53 @@ constexpr std::array<std::int64_t, R> contiguous_strides(const std::array<std::i
     return strides;
 }
 
-/// Calls f(offset_a, offset_b) for every index of `sizes` in row-major order, offsets in elements.
-template <std::size_t R, class F>
-void for_each_offset2(const std::array<std::int64_t, R>& sizes, std::int64_t a0,
-                      const std::array<std::int64_t, R>& sa, std::int64_t b0,
-                      const std::array<std::int64_t, R>& sb, F&& f) {
+/// Calls f(offsets) for every index of `sizes` in row-major order, where offsets[k] is operand k's
+/// offset in elements: its start plus the index times its strides. The one strided walk behind
+/// fills, copies, casts and every elementwise op (an odometer over the outer dimensions around a
+/// strided innermost loop).
+template <std::size_t R, std::size_t K, class F>
+void for_each_offsets(const std::array<std::int64_t, R>& sizes, std::array<std::int64_t, K> offsets,
+                      const std::array<std::array<std::int64_t, R>, K>& strides, F&& f) {
     for (std::int64_t e : sizes)
         if (e == 0)
             return;
     if constexpr (R == 0) {
-        f(a0, b0);
+        f(offsets);
     } else {
         std::array<std::int64_t, R> idx{};
-        std::int64_t a = a0, b = b0;
         const std::int64_t inner = sizes[R - 1];
-        const std::int64_t ia = sa[R - 1], ib = sb[R - 1];
         while (true) {
-            for (std::int64_t k = 0; k < inner; ++k)
-                f(a + k * ia, b + k * ib);
-            // advance the outer dims (odometer)
+            std::array<std::int64_t, K> at = offsets;
+            for (std::int64_t k = 0; k < inner; ++k) {
+                f(at);
+                for (std::size_t j = 0; j < K; ++j)
+                    at[j] += strides[j][R - 1];
+            }
             std::size_t d = R - 1;
             while (true) {
                 if (d == 0)
                     return;
                 --d;
                 ++idx[d];
-                a += sa[d];
-                b += sb[d];
+                for (std::size_t j = 0; j < K; ++j)
+                    offsets[j] += strides[j][d];
                 if (idx[d] < sizes[d])
                     break;
-                a -= sa[d] * sizes[d];
-                b -= sb[d] * sizes[d];
+                for (std::size_t j = 0; j < K; ++j)
+                    offsets[j] -= strides[j][d] * sizes[d];
                 idx[d] = 0;
             }
         }
     }
+}
+
+/// for_each_offsets of two operands: f(offset_a, offset_b).
+template <std::size_t R, class F>
+void for_each_offset2(const std::array<std::int64_t, R>& sizes, std::int64_t a0,
+                      const std::array<std::int64_t, R>& sa, std::int64_t b0,
+                      const std::array<std::int64_t, R>& sb, F&& f) {
+    for_each_offsets<R, 2>(sizes, {a0, b0}, {sa, sb},
+                           [&](const std::array<std::int64_t, 2>& o) { f(o[0], o[1]); });
 }
 
 template <std::size_t R, class F>

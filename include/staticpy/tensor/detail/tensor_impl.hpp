@@ -426,10 +426,7 @@ auto Tensor<T, Shape>::view(A... extents) const {
 template <class T, class Shape>
 template <class... Es>
 auto Tensor<T, Shape>::view(const staticpy::shape<Es...>& s) const {
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return view(s.template get<I>()...);
-    }
-    (std::index_sequence_for<Es...>{});
+    return s.apply([&](auto... extents) { return view(extents...); });
 }
 
 template <class T, class Shape>
@@ -451,10 +448,7 @@ auto Tensor<T, Shape>::reshape(A... extents) const {
 template <class T, class Shape>
 template <class... Es>
 auto Tensor<T, Shape>::reshape(const staticpy::shape<Es...>& s) const {
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return reshape(s.template get<I>()...);
-    }
-    (std::index_sequence_for<Es...>{});
+    return s.apply([&](auto... extents) { return reshape(extents...); });
 }
 
 template <class T, class Shape>
@@ -518,10 +512,7 @@ auto Tensor<T, Shape>::expand(A... extents) const {
 template <class T, class Shape>
 template <class... Es>
 auto Tensor<T, Shape>::broadcast_to(const staticpy::shape<Es...>& s) const {
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return expand(s.template get<I>()...);
-    }
-    (std::index_sequence_for<Es...>{});
+    return s.apply([&](auto... extents) { return expand(extents...); });
 }
 
 // ---- squeeze / unsqueeze ---------------------------------------------------------------------
