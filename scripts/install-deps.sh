@@ -3,16 +3,19 @@
 #
 #   scripts/install-deps.sh demo|test|bench|<package>...
 #
-# Sets:  demo  = cmake make g++ libboost-dev
-#        test  = demo + clang catch2
-#        bench = demo + libbenchmark-dev
+# Sets:  demo  = cmake make g++ libboost-dev libxsimd-dev
+#        test  = demo + clang libomp-14-dev catch2
+#        bench = demo + libbenchmark-dev python3, and the libraries the tensor benchmarks
+#                compare with: libeigen3-dev libxtensor-dev libxsimd-dev libtorch-dev
+#                libopenblas-dev
 # When everything is installed it only runs dpkg-query (fast, no network, no root needed).
 # INSTALL_DEPS_DRY_RUN=1 only reports what would be installed.
 set -euo pipefail
 
-DEMO_PKGS=(cmake make g++ libboost-dev)
-TEST_PKGS=("${DEMO_PKGS[@]}" clang catch2)
-BENCH_PKGS=("${DEMO_PKGS[@]}" libbenchmark-dev)
+DEMO_PKGS=(cmake make g++ libboost-dev libxsimd-dev)
+TEST_PKGS=("${DEMO_PKGS[@]}" clang libomp-14-dev catch2)
+BENCH_PKGS=("${DEMO_PKGS[@]}" libbenchmark-dev python3
+    libeigen3-dev libxtensor-dev libxsimd-dev libtorch-dev libopenblas-dev)
 
 if [[ $# -eq 0 ]]; then
     echo "usage: $0 demo|test|bench|<package>..." >&2

@@ -485,6 +485,19 @@ struct gelu : functor_base {
     }
 };
 
+/// Zero of the operand's type, whatever the operand: what the graph's simplifier puts for x - x
+/// (which assumes x finite, as the rewrite x - x -> 0 always does).
+struct zeros_like : functor_base {
+    static constexpr const char* name = "zeros_like";
+    static constexpr int arity = 1;
+    static constexpr op_kind kind = op_kind::same;
+    template <class T>
+    static constexpr T apply(T) {
+        return T(0);
+    }
+    static std::string cpp(std::string_view a) { return detail::typed_constant(a, "0"); }
+};
+
 // ---------------------------------------------------------------------------------------------
 // where and cast
 

@@ -24,34 +24,7 @@ struct tensor_methods {
     static auto name(const Self& self, const Args&... args) {                                      \
         return staticpy::name(self, args...);                                                      \
     }
-    STATICPY_TENSOR_FORWARD(sum)
-    STATICPY_TENSOR_FORWARD(prod)
-    STATICPY_TENSOR_FORWARD(mean)
-    STATICPY_TENSOR_FORWARD(var)
-    STATICPY_TENSOR_FORWARD(amax)
-    STATICPY_TENSOR_FORWARD(amin)
-    STATICPY_TENSOR_FORWARD(argmax)
-    STATICPY_TENSOR_FORWARD(argmin)
-    STATICPY_TENSOR_FORWARD(max)
-    STATICPY_TENSOR_FORWARD(min)
-    STATICPY_TENSOR_FORWARD(softmax)
-    STATICPY_TENSOR_FORWARD(log_softmax)
-    STATICPY_TENSOR_FORWARD(matmul)
-    STATICPY_TENSOR_FORWARD(abs)
-    STATICPY_TENSOR_FORWARD(exp)
-    STATICPY_TENSOR_FORWARD(log)
-    STATICPY_TENSOR_FORWARD(sqrt)
-    STATICPY_TENSOR_FORWARD(rsqrt)
-    STATICPY_TENSOR_FORWARD(sin)
-    STATICPY_TENSOR_FORWARD(cos)
-    STATICPY_TENSOR_FORWARD(tanh)
-    STATICPY_TENSOR_FORWARD(sigmoid)
-    STATICPY_TENSOR_FORWARD(relu)
-    STATICPY_TENSOR_FORWARD(gelu)
-    STATICPY_TENSOR_FORWARD(pow)
-    STATICPY_TENSOR_FORWARD(maximum)
-    STATICPY_TENSOR_FORWARD(minimum)
-    STATICPY_TENSOR_FORWARD(neg)
+    STATICPY_TENSOR_OP_METHODS(STATICPY_TENSOR_FORWARD)
 #undef STATICPY_TENSOR_FORWARD
 };
 

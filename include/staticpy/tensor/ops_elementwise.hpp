@@ -37,8 +37,19 @@ template <class X>
 inline constexpr bool is_scalar_arg_v =
     std::is_arithmetic_v<std::remove_cvref_t<X>> || is_number_constant_v<std::remove_cvref_t<X>>;
 
+/// The graph layer's hook: a type that declares itself symbolic (a traced value) takes part in
+/// every elementwise op, which then records a node through symbolic_elementwise<F> (defined by the
+/// graph layer) instead of computing. The eager ops need nothing from the graph layer.
 template <class X>
-inline constexpr bool is_elementwise_arg_v = is_tensor_arg_v<X> || is_scalar_arg_v<X>;
+struct symbolic_arg : std::false_type {};
+template <class X>
+inline constexpr bool is_symbolic_arg_v = symbolic_arg<std::remove_cvref_t<X>>::value;
+template <class F>
+struct symbolic_elementwise;
+
+template <class X>
+inline constexpr bool is_elementwise_arg_v =
+    is_tensor_arg_v<X> || is_scalar_arg_v<X> || is_symbolic_arg_v<X>;
 
 /// The promotion operand that an argument is.
 template <class X, bool = is_tensor_arg_v<X>>
@@ -188,10 +199,12 @@ auto elementwise_impl(std::index_sequence<I...>, const Args&... args) {
 
 } // namespace detail
 
-/// The arguments an elementwise op takes: tensors and scalars, at least one tensor.
+/// The arguments an elementwise op takes: tensors and scalars, at least one tensor (or traced
+/// value).
 template <class... Args>
 concept elementwise_args = (detail::is_elementwise_arg_v<Args> && ...) &&
-                           (detail::is_tensor_arg_v<Args> || ...);
+                           ((detail::is_tensor_arg_v<Args> || detail::is_symbolic_arg_v<Args>) ||
+                            ...);
 
 /// Applies functor F (fn::add, fn::sigmoid, ...) elementwise, with broadcasting and promotion:
 /// the loop behind every eager elementwise op.
@@ -200,7 +213,10 @@ template <class F, class... Args>
 requires elementwise_args<Args...>
 auto elementwise(const Args&... args) {
     static_assert(sizeof...(Args) == F::arity, "staticpy: TypeError: wrong number of arguments");
-    return detail::elementwise_impl<F>(std::index_sequence_for<Args...>{}, args...);
+    if constexpr ((detail::is_symbolic_arg_v<Args> || ...))
+        return detail::symbolic_elementwise<F>::apply(args...);
+    else
+        return detail::elementwise_impl<F>(std::index_sequence_for<Args...>{}, args...);
 }
 
 // ---- named functions ------------------------------------------------------------------------

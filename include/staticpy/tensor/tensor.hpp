@@ -230,6 +230,38 @@ requires(Inferred >= 0) struct reshape_extent<int_<-1>, Inferred> {
 template <class... Args>
 concept extent_arguments = (detail::is_extent_argument_v<Args> && ...);
 
+/// The ops every tensor-like type (Tensor, Tracer) also has as methods: x.sum(1_c), x.relu(), ...
+/// X(name) is expanded once per op name.
+#define STATICPY_TENSOR_OP_METHODS(X) \
+    X(sum) \
+    X(prod) \
+    X(mean) \
+    X(var) \
+    X(amax) \
+    X(amin) \
+    X(argmax) \
+    X(argmin) \
+    X(max) \
+    X(min) \
+    X(softmax) \
+    X(log_softmax) \
+    X(matmul) \
+    X(abs) \
+    X(exp) \
+    X(log) \
+    X(sqrt) \
+    X(rsqrt) \
+    X(sin) \
+    X(cos) \
+    X(tanh) \
+    X(sigmoid) \
+    X(relu) \
+    X(gelu) \
+    X(pow) \
+    X(maximum) \
+    X(minimum) \
+    X(neg)
+
 template <class T, class Shape>
 class Tensor {
     static_assert(
@@ -502,34 +534,7 @@ public:
     auto name(const Args&... args) const {                                                         \
         return detail::tensor_methods<Tensor>::name(*this, args...);                               \
     }
-    STATICPY_TENSOR_METHOD(sum)
-    STATICPY_TENSOR_METHOD(prod)
-    STATICPY_TENSOR_METHOD(mean)
-    STATICPY_TENSOR_METHOD(var)
-    STATICPY_TENSOR_METHOD(amax)
-    STATICPY_TENSOR_METHOD(amin)
-    STATICPY_TENSOR_METHOD(argmax)
-    STATICPY_TENSOR_METHOD(argmin)
-    STATICPY_TENSOR_METHOD(max)
-    STATICPY_TENSOR_METHOD(min)
-    STATICPY_TENSOR_METHOD(softmax)
-    STATICPY_TENSOR_METHOD(log_softmax)
-    STATICPY_TENSOR_METHOD(matmul)
-    STATICPY_TENSOR_METHOD(abs)
-    STATICPY_TENSOR_METHOD(exp)
-    STATICPY_TENSOR_METHOD(log)
-    STATICPY_TENSOR_METHOD(sqrt)
-    STATICPY_TENSOR_METHOD(rsqrt)
-    STATICPY_TENSOR_METHOD(sin)
-    STATICPY_TENSOR_METHOD(cos)
-    STATICPY_TENSOR_METHOD(tanh)
-    STATICPY_TENSOR_METHOD(sigmoid)
-    STATICPY_TENSOR_METHOD(relu)
-    STATICPY_TENSOR_METHOD(gelu)
-    STATICPY_TENSOR_METHOD(pow)
-    STATICPY_TENSOR_METHOD(maximum)
-    STATICPY_TENSOR_METHOD(minimum)
-    STATICPY_TENSOR_METHOD(neg)
+    STATICPY_TENSOR_OP_METHODS(STATICPY_TENSOR_METHOD)
 #undef STATICPY_TENSOR_METHOD
 
     // ---- printing ---------------------------------------------------------------------------

@@ -1,0 +1,471 @@
+#pragma once
+// The CPU evaluator of a graph program (graph/program.hpp): materialized nodes in slot order
+// (inputs are the arguments themselves; reductions run one fused kernel over their producers;
+// matmul runs the GEMM; opaque ops run their eager kernels), then one fused kernel per output.
+//
+//   evaluator<Prog, Args> ev{nodes, args};  ev.run();  ev.output<0>()  // a Tensor
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "staticpy/backend/cpu/fused.hpp"
+#include "staticpy/graph/program.hpp"
+#include "staticpy/tensor/broadcast.hpp"
+#include "staticpy/tensor/ops.hpp"
+
+namespace staticpy::backend::cpu {
+
+namespace detail {
+
+/// What the evaluator keeps for slot S: the tensor of a materialized node, nothing otherwise.
+template <class Prog, std::size_t S>
+static auto slot_result_type() {
+    using node = typename Prog::template node_at<S>;
+    if constexpr (node::materialized)
+        return Tensor<typename node::value_type, typename node::shape_type>{};
+    else
+        return char{};
+}
+template <class Prog, class Seq>
+struct results_of;
+template <class Prog, std::size_t... S>
+struct results_of<Prog, std::index_sequence<S...>> {
+    using type = std::tuple<decltype(slot_result_type<Prog, S>())...>;
+};
+
+/// Strides of a tensor of `sizes`/`strides` read over an iteration space `out` of rank R >= its
+/// rank (aligned to the right; 0 where it broadcasts).
+template <std::size_t R, std::size_t r>
+std::array<std::int64_t, R> broadcast_strides(const std::array<std::int64_t, r>& sizes,
+                                              const std::array<std::int64_t, r>& strides,
+                                              const std::array<std::int64_t, R>& out) {
+    static_assert(r <= R);
+    std::array<std::int64_t, R> s{};
+    for (std::size_t d = R - r; d < R; ++d) {
+        const std::size_t e = d - (R - r);
+        s[d] = (sizes[e] == 1 && out[d] != 1) ? 0 : strides[e];
+    }
+    return s;
+}
+
+/// The accumulator type of a reduction of T.
+template <graph::reduce_kind K, class T>
+using accumulator_t =
+    std::conditional_t<K == graph::reduce_kind::amax || K == graph::reduce_kind::amin, T,
+                       std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>>;
+
+template <graph::reduce_kind K, class A>
+constexpr A reduce_identity() {
+    if constexpr (K == graph::reduce_kind::prod)
+        return A(1);
+    else if constexpr (K == graph::reduce_kind::amax)
+        return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
+                                                    : std::numeric_limits<A>::lowest();
+    else if constexpr (K == graph::reduce_kind::amin)
+        return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
+                                                    : std::numeric_limits<A>::max();
+    else
+        return A(0);
+}
+
+template <graph::reduce_kind K, class A>
+A reduce_combine(A acc, A v) {
+    if constexpr (K == graph::reduce_kind::prod)
+        return fn::mul::apply(acc, v);
+    else if constexpr (K == graph::reduce_kind::amax)
+        return fn::maximum::apply(acc, v);
+    else if constexpr (K == graph::reduce_kind::amin)
+        return fn::minimum::apply(acc, v);
+    else
+        return fn::add::apply(acc, v);
+}
+
+/// Whether writing `out` element by element while reading `in` could read an element already
+/// written: their memory overlaps and they are not the very same view.
+template <class Out, class In>
+bool unsafe_alias(const Out& out, const In& in) {
+    if (out.numel() == 0 || in.numel() == 0)
+        return false;
+    auto range = [](const auto& t) {
+        auto lo = reinterpret_cast<std::uintptr_t>(t.data());
+        auto hi = lo;
+        for (std::size_t d = 0; d < t.sizes().size(); ++d) {
+            const auto span = static_cast<std::uintptr_t>((t.sizes()[d] - 1) *
+                                                          (t.strides()[d] < 0 ? -t.strides()[d]
+                                                                              : t.strides()[d]));
+            hi += span * sizeof(*t.data());
+        }
+        return std::pair{lo, hi + sizeof(*t.data())};
+    };
+    const auto [a0, a1] = range(out);
+    const auto [b0, b1] = range(in);
+    if (a1 <= b0 || b1 <= a0)
+        return false;
+    // Overlapping: safe only as the very same view (each element read then written in place).
+    if constexpr (std::is_same_v<typename Out::value_type, typename In::value_type> &&
+                  Out::rank == In::rank) {
+        return !(static_cast<const void*>(out.data()) ==
+                     static_cast<const void*>(in.data()) &&
+                 std::equal(out.sizes().begin(), out.sizes().end(), in.sizes().begin()) &&
+                 std::equal(out.strides().begin(), out.strides().end(), in.strides().begin()));
+    } else {
+        return true;
+    }
+}
+
+} // namespace detail
+
+/// Evaluates program Prog with the node objects `nodes` and the jit arguments `args` (a tuple of
+/// Tensors, input<I> being element I).
+template <class Prog, class Args>
+class evaluator {
+public:
+    static constexpr std::size_t N = Prog::size;
+    using results_t = typename detail::results_of<Prog, std::make_index_sequence<N>>::type;
+
+    evaluator(const graph::node_pointers_t<Prog>& nodes, const Args& args)
+        : nodes_(nodes), args_(args) {}
+
+    /// Materializes every materialized slot, in order.
+    void materialize_all() {
+        [&]<std::size_t... S>(std::index_sequence<S...>) {
+            (materialize<S>(), ...);
+        }
+        (std::make_index_sequence<N>{});
+    }
+
+    /// The value of slot S as a new tensor (materialized slots: their tensor, shared).
+    template <std::size_t S>
+    auto value() {
+        using node = typename Prog::template node_at<S>;
+        if constexpr (node::materialized) {
+            return std::get<S>(results_);
+        } else {
+            Tensor<typename node::value_type, typename node::shape_type> out(shape_of<S>());
+            store<S>(out);
+            return out;
+        }
+    }
+
+    /// Writes the value of slot S into `out` (same sizes; any strides).
+    template <std::size_t S, class Out>
+    void value_into(Out& out) {
+        using node = typename Prog::template node_at<S>;
+        const auto s = shape_of<S>();
+        if (!std::equal(s.sizes().begin(), s.sizes().end(), out.sizes().begin(),
+                        out.sizes().end()))
+            throw RuntimeError("jit into(): the output has shape " + repr(out.shape()) +
+                               " but the result has shape " + repr(s));
+        if constexpr (node::materialized) {
+            out.copy_(std::get<S>(results_)); // copy_ snapshots an overlapping source itself
+        } else {
+            // A leaf that overlaps out other than as the same view would be read after parts of
+            // out were written: then the value goes through a temporary.
+            bool overlap = false;
+            [&]<std::size_t... L>(std::index_sequence<L...>) {
+                (
+                    [&] {
+                        if constexpr (kernel_t<S>::region::is_leaf(L))
+                            overlap = overlap || detail::unsafe_alias(out, std::get<L>(results_));
+                    }(),
+                    ...);
+            }
+            (std::make_index_sequence<N>{});
+            if (overlap)
+                out.copy_(value<S>());
+            else
+                store<S>(out);
+        }
+    }
+
+    /// The run-time shape of slot S.
+    template <std::size_t S>
+    auto shape_of() const {
+        using node = typename Prog::template node_at<S>;
+        using shape_t = typename node::shape_type;
+        if constexpr (node::materialized) {
+            return std::get<S>(results_).shape();
+        } else if constexpr (graph::is_number_node_v<node>) {
+            return shape_t{};
+        } else {
+            constexpr auto ops = Prog::template instr_at<S>::operands;
+            return [&]<std::size_t... I>(std::index_sequence<I...>) {
+                return shape_t(broadcast_shapes(shape_of<ops[I]>()...));
+            }
+            (std::make_index_sequence<ops.size()>{});
+        }
+    }
+
+    template <std::size_t S>
+    const auto& result() const {
+        return std::get<S>(results_);
+    }
+
+private:
+    const graph::node_pointers_t<Prog>& nodes_;
+    const Args& args_;
+    results_t results_{};
+
+    template <std::size_t S>
+    const auto& node() const {
+        return *std::get<S>(nodes_);
+    }
+
+    /// The tensor of a materialized operand slot, or the operand's fused value in a new tensor.
+    template <std::size_t S>
+    auto operand_tensor() {
+        return value<S>();
+    }
+
+    template <std::size_t S>
+    void materialize() {
+        using node_t = typename Prog::template node_at<S>;
+        if constexpr (node_t::materialized) {
+            auto& out = std::get<S>(results_);
+            constexpr auto ops = Prog::template instr_at<S>::operands;
+            if constexpr (requires { node_t::index; }) {
+                out = std::get<node_t::index>(args_);
+            } else if constexpr (requires { node_t{}.tensor; }) {
+                out = node<S>().tensor;
+            } else if constexpr (requires { node_t::kind; }) {
+                out = reduce<S, ops[0]>();
+            } else if constexpr (requires { typename node_t::shapes; }) {
+                out = staticpy::matmul(operand_tensor<ops[0]>(), operand_tensor<ops[1]>());
+            } else {
+                out = node<S>().op(operand_tensor<ops[0]>());
+            }
+        }
+    }
+
+    // ---- fused elementwise: store ------------------------------------------------------------
+
+    template <std::size_t Root>
+    using kernel_t = detail::region_kernel<Prog, Root>;
+
+    /// The loop nest of region Root over the iteration space `sizes`, its sink having `sink`
+    /// strides; fills the kernel's leaf pointers.
+    template <std::size_t Root, std::size_t R>
+    auto prepare(kernel_t<Root>& k, const std::array<std::int64_t, R>& sizes,
+                 const std::array<std::int64_t, R>& sink) const {
+        constexpr std::size_t L = kernel_t<Root>::leaves;
+        std::array<std::array<std::int64_t, R>, L + 1> strides{};
+        strides[L] = sink;
+        k.nodes = &nodes_;
+        [&]<std::size_t... S>(std::index_sequence<S...>) {
+            (
+                [&] {
+                    if constexpr (kernel_t<Root>::region::is_leaf(S)) {
+                        const auto& t = std::get<S>(results_);
+                        std::get<S>(k.data) = t.data();
+                        strides[kernel_t<Root>::region::leaf_index[S]] =
+                            detail::broadcast_strides(t.sizes(), t.strides(), sizes);
+                    }
+                }(),
+                ...);
+        }
+        (std::make_index_sequence<N>{});
+        return simplify(sizes, strides);
+    }
+
+    template <std::size_t Root, class Out>
+    void store(Out& out) {
+        using T = typename Out::value_type;
+        static_assert(std::is_same_v<T, typename Prog::template node_at<Root>::value_type>);
+        kernel_t<Root> k;
+        const auto nest = prepare<Root>(k, out.sizes(), out.strides());
+        if (out.numel() == 0)
+            return;
+        T* q = out.data();
+        const std::int64_t outer = nest.rank == 0 ? 1 : nest.sizes[0];
+        const int chunks =
+            chunk_count(outer, threads_for(out.numel()), nest.rank <= 1 ? 4096 : 1);
+        constexpr std::size_t L = kernel_t<Root>::leaves;
+        parallel_chunks(outer, chunks, [&](std::int64_t b, std::int64_t e, int) {
+            for_each_run(nest, b, e,
+                         [&](const std::array<std::int64_t, L + 1>& off, std::int64_t len,
+                             const std::array<std::int64_t, L + 1>& inner) {
+                             const std::int64_t step = inner[L];
+                             k.run(
+                                 off, len, inner,
+                                 [&](std::int64_t o, T v) { q[o] = v; },
+                                 [&](std::int64_t o, const auto& batch) {
+                                     if (step == 1) {
+                                         batch.store_unaligned(q + o);
+                                     } else {
+                                         alignas(64) T tmp[std::decay_t<decltype(batch)>::size];
+                                         batch.store_aligned(tmp);
+                                         for (std::size_t l = 0; l < std::size(tmp); ++l)
+                                             q[o + static_cast<std::int64_t>(l) * step] = tmp[l];
+                                     }
+                                 });
+                         });
+        });
+    }
+
+    // ---- fused reductions ----------------------------------------------------------------------
+
+    template <std::size_t S, std::size_t Operand>
+    auto reduce() {
+        using node_t = typename Prog::template node_at<S>;
+        using operand_node = typename Prog::template node_at<Operand>;
+        using T = typename operand_node::value_type;
+        constexpr graph::reduce_kind K = node_t::kind;
+        using A = detail::accumulator_t<K, T>;
+        using out_t = Tensor<typename node_t::value_type, typename node_t::shape_type>;
+        constexpr std::size_t R = operand_node::shape_type::rank;
+
+        const auto in_shape = shape_of<Operand>();
+        const auto& in_sizes = in_shape.sizes();
+        const auto mask = node_t::plan::mask(node<S>().dim);
+        std::int64_t count = 1;
+        for (std::size_t d = 0; d < R; ++d)
+            if (mask[d])
+                count *= in_sizes[d];
+        if constexpr (K == graph::reduce_kind::amax || K == graph::reduce_kind::amin) {
+            const bool full = std::is_same_v<typename node_t::dim_type, graph::all_dims>;
+            const char* name = K == graph::reduce_kind::amax ? (full ? "max" : "amax")
+                                                              : (full ? "min" : "amin");
+            if (in_shape.numel() == 0) {
+                if (full)
+                    throw RuntimeError(
+                        std::string(name) +
+                        "(): Expected reduction dim to be specified for input.numel() == 0. "
+                        "Specify the reduction dim with the 'dim' argument.");
+                for (std::size_t d = 0; d < R; ++d)
+                    if (mask[d] && in_sizes[d] == 0)
+                        throw IndexError(std::string(name) + "(): Expected reduction dim " +
+                                         std::to_string(d) + " to have non-zero size.");
+            }
+        }
+
+        // The accumulators, laid out as the keepdim output: contiguous over kept dims.
+        std::array<std::int64_t, R> kept_sizes{};
+        for (std::size_t d = 0; d < R; ++d)
+            kept_sizes[d] = mask[d] ? 1 : in_sizes[d];
+        std::array<std::int64_t, R> sink{};
+        {
+            std::int64_t st = 1;
+            for (std::size_t d = R; d-- > 0;) {
+                sink[d] = mask[d] ? 0 : st;
+                st *= kept_sizes[d];
+            }
+        }
+        std::int64_t out_numel = 1;
+        for (std::int64_t e : kept_sizes)
+            out_numel *= e;
+
+        kernel_t<Operand> k;
+        const auto nest = prepare<Operand>(k, in_sizes, sink);
+        constexpr std::size_t L = kernel_t<Operand>::leaves;
+        const std::int64_t outer = nest.rank == 0 ? 1 : nest.sizes[0];
+        const bool outer_kept = nest.rank > 0 && nest.strides[L][0] != 0;
+        int chunks = chunk_count(outer, threads_for(in_shape.numel()), nest.rank <= 1 ? 4096 : 1);
+        // Chunks that reduce into the same outputs get private accumulators, combined after.
+        const bool private_acc = chunks > 1 && !outer_kept;
+        if (private_acc && out_numel * chunks > (std::int64_t{1} << 22))
+            chunks = 1;
+        std::vector<A> acc(static_cast<std::size_t>(out_numel * (private_acc ? chunks : 1)),
+                           detail::reduce_identity<K, A>());
+
+        if (in_shape.numel() != 0) {
+            parallel_chunks(outer, chunks, [&](std::int64_t b, std::int64_t e, int c) {
+                A* a = acc.data() + (private_acc ? c * out_numel : 0);
+                for_each_run(nest, b, e,
+                             [&](const std::array<std::int64_t, L + 1>& off, std::int64_t len,
+                                 const std::array<std::int64_t, L + 1>& inner) {
+                                 reduce_run<K, Operand>(k, a, off, len, inner);
+                             });
+            });
+        }
+        if (private_acc)
+            for (int c = 1; c < chunks; ++c)
+                for (std::int64_t i = 0; i < out_numel; ++i)
+                    acc[static_cast<std::size_t>(i)] = detail::reduce_combine<K>(
+                        acc[static_cast<std::size_t>(i)],
+                        acc[static_cast<std::size_t>(c * out_numel + i)]);
+
+        using out_shape_t = typename node_t::shape_type;
+        typename out_shape_t::sizes_type out_sizes{};
+        {
+            std::size_t o = 0;
+            for (std::size_t d = 0; d < R; ++d)
+                if (!mask[d] || node_t::keepdim)
+                    if (o < out_sizes.size())
+                        out_sizes[o++] = kept_sizes[d];
+        }
+        out_t out{out_shape_t(out_sizes)};
+        using V = typename node_t::value_type;
+        V* q = out.data();
+        for (std::int64_t i = 0; i < out_numel; ++i) {
+            const A a = acc[static_cast<std::size_t>(i)];
+            if constexpr (K == graph::reduce_kind::mean)
+                q[i] = static_cast<V>(static_cast<double>(a) / static_cast<double>(count));
+            else
+                q[i] = static_cast<V>(a);
+        }
+        return out;
+    }
+
+    /// Accumulates one run of the reduction operand into the accumulators a.
+    template <graph::reduce_kind K, std::size_t Operand, class A, std::size_t K1>
+    static void reduce_run(const kernel_t<Operand>& k, A* a, std::array<std::int64_t, K1> off,
+                           std::int64_t len, const std::array<std::int64_t, K1>& inner) {
+        constexpr std::size_t L = K1 - 1;
+        using T = typename kernel_t<Operand>::root_type;
+        auto scalar_sink = [&](std::int64_t o, T v) {
+            a[o] = detail::reduce_combine<K>(a[o], static_cast<A>(v));
+        };
+        if (inner[L] != 0) { // the inner dim is kept: each element goes to its own output
+            k.run(off, len, inner, scalar_sink, [&](std::int64_t o, const auto& batch) {
+                alignas(64) T tmp[std::decay_t<decltype(batch)>::size];
+                batch.store_aligned(tmp);
+                for (std::size_t l = 0; l < std::size(tmp); ++l)
+                    scalar_sink(o + static_cast<std::int64_t>(l) * inner[L], tmp[l]);
+            });
+            return;
+        }
+        // The inner dim is reduced: a vector of partial results per block of the run, folded
+        // into the (double, for floats) accumulator after each block, so long runs stay exact.
+        constexpr std::int64_t block = 8192;
+        for (std::int64_t start = 0; start < len; start += block) {
+            const std::int64_t n = std::min(block, len - start);
+#if STATICPY_HAS_XSIMD
+            if constexpr (kernel_t<Operand>::simd) {
+                using B = typename kernel_t<Operand>::batch;
+                B part(static_cast<T>(detail::reduce_identity<K, A>()));
+                k.run(off, n, inner, scalar_sink, [&](std::int64_t, const B& b) {
+                    if constexpr (K == graph::reduce_kind::prod)
+                        part = part * b;
+                    else if constexpr (K == graph::reduce_kind::amax)
+                        part = simd_op<fn::maximum>::apply(part, b);
+                    else if constexpr (K == graph::reduce_kind::amin)
+                        part = simd_op<fn::minimum>::apply(part, b);
+                    else
+                        part = part + b;
+                });
+                alignas(64) T tmp[B::size];
+                part.store_aligned(tmp);
+                for (std::size_t l = 0; l < B::size; ++l)
+                    scalar_sink(off[L], tmp[l]);
+            } else
+#endif
+            {
+                k.run(off, n, inner, scalar_sink, [](std::int64_t, const auto&) {});
+            }
+            for (std::size_t j = 0; j < L; ++j)
+                off[j] += n * inner[j];
+        }
+    }
+};
+
+} // namespace staticpy::backend::cpu

@@ -1,0 +1,404 @@
+#pragma once
+// Looking at a graph program: its IR as text (one node per line, like a jaxpr or MindSpore's .ir
+// file), as Graphviz DOT, and as standalone C++ source for its fused kernels, which each node
+// writes through its functor's cpp() (the basis of source-emitting backends such as CUDA's).
+//
+// The functions take the program type, its node pointers and each slot's shape text (the caller
+// knows the shapes: see staticpy::dump in jit.hpp, which evaluates the graph once for them).
+//
+//   %2 = mul(%0, %1) : float32[3, 4]      # kernel 0
+//   %3 = reduce_sum(%2, dims=[1]) : float32[3]
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "staticpy/core/repr.hpp"
+#include "staticpy/graph/program.hpp"
+#include "staticpy/tensor/dtype.hpp"
+
+namespace staticpy::graph {
+
+// ---- kernels: which slots each fused loop evaluates -----------------------------------------------
+
+/// The fused kernels of a program: one per output that is not materialized by a node, one per
+/// reduction (fused with its producers), one per elementwise operand of matmul or an opaque op.
+template <class Prog, std::size_t NumRoots>
+struct kernel_plan {
+    static constexpr std::size_t N = Prog::size;
+    struct kernel {
+        std::size_t root = 0;      // the slot whose value it computes
+        std::size_t reduction = N; // the reduce slot it accumulates into, or N (stores)
+    };
+    static constexpr auto kernels(const std::array<std::size_t, NumRoots>& roots) {
+        std::array<kernel, N + NumRoots> ks{};
+        std::size_t n = 0;
+        auto add = [&](std::size_t root, std::size_t red) {
+            for (std::size_t i = 0; i < n; ++i)
+                if (ks[i].root == root && ks[i].reduction == red)
+                    return;
+            ks[n++] = kernel{root, red};
+        };
+        auto is_reduce = [](std::size_t s) {
+            bool r = false;
+            [&]<std::size_t... S>(std::index_sequence<S...>) {
+                ((S == s ? (r = requires { Prog::template node_at<S>::kind; }) : false), ...);
+            }
+            (std::make_index_sequence<N>{});
+            return r;
+        };
+        for (std::size_t s = 0; s < N; ++s) {
+            if (!Prog::materialized[s])
+                continue;
+            for (std::size_t k = 0; k < Prog::arity[s]; ++k) {
+                const std::size_t o = Prog::operand_slots[s][k];
+                if (is_reduce(s))
+                    add(o, s);
+                else if (!Prog::materialized[o])
+                    add(o, N);
+            }
+        }
+        for (std::size_t r : roots)
+            if (!Prog::materialized[r])
+                add(r, N);
+        return std::pair{ks, n};
+    }
+};
+
+namespace detail {
+
+template <class T>
+std::string dtype_text() {
+    return std::string(dtype_name(dtype_of_v<T>));
+}
+
+/// The operands of a node as "%a, %b".
+template <class Prog, std::size_t S>
+std::string operand_list() {
+    std::string s;
+    for (std::size_t k = 0; k < Prog::arity[S]; ++k) {
+        if (k)
+            s += ", ";
+        s += "%" + std::to_string(Prog::operand_slots[S][k]);
+    }
+    return s;
+}
+
+template <class A>
+std::string attr_text(const A& a) {
+    if constexpr (requires { repr(a); })
+        return repr(a);
+    else
+        return "?";
+}
+
+/// One node's right-hand side: "mul(%0, %1)", "reduce_sum(%2, dims=[1], keepdim=False)".
+template <class Prog, std::size_t S, class Node>
+std::string node_text(const Node& n) {
+    if constexpr (requires { Node::index; }) {
+        return "input " + std::to_string(Node::index);
+    } else if constexpr (requires { n.tensor; }) {
+        return "captured";
+    } else if constexpr (requires { typename Node::constant_type; }) {
+        return "constant " + repr(Node::value);
+    } else if constexpr (is_number_node_v<Node>) {
+        return "scalar " + repr(n.value);
+    } else if constexpr (requires { typename Node::functor; }) {
+        return std::string(Node::functor::name) + "(" + operand_list<Prog, S>() + ")";
+    } else if constexpr (requires { Node::kind; }) {
+        std::string s = std::string(reduce_traits<Node::kind>::name) + "(" +
+                        operand_list<Prog, S>() + ", dims=";
+        if constexpr (std::is_same_v<typename Node::dim_type, all_dims>) {
+            s += "all";
+        } else {
+            const auto mask = Node::plan::mask(n.dim);
+            s += "[";
+            bool first = true;
+            for (std::size_t d = 0; d < mask.size(); ++d)
+                if (mask[d]) {
+                    s += first ? "" : ", ";
+                    s += std::to_string(d);
+                    first = false;
+                }
+            s += "]";
+        }
+        s += Node::keepdim ? ", keepdim=True)" : ")";
+        return s;
+    } else if constexpr (requires { typename Node::shapes; }) {
+        return "matmul(" + operand_list<Prog, S>() + ")";
+    } else {
+        std::string s = std::string(Node::op_type::name) + "(" + operand_list<Prog, S>();
+        std::apply([&](const auto&... a) { ((s += ", " + attr_text(a)), ...); }, n.op.args);
+        return s + ")";
+    }
+}
+
+} // namespace detail
+
+/// The IR text: a header with the inputs, one line per other node, the outputs, then the fused
+/// kernels. shape_text(slot) gives each slot's "float32[3, 4]".
+template <class Prog, std::size_t NumRoots, class ShapeText>
+std::string ir_text(const node_pointers_t<Prog>& nodes, const std::array<std::size_t, NumRoots>& roots,
+                    ShapeText&& shape_text) {
+    std::string params, body;
+    [&]<std::size_t... S>(std::index_sequence<S...>) {
+        (
+            [&] {
+                using node = typename Prog::template node_at<S>;
+                if constexpr (requires { node::index; }) {
+                    params += params.empty() ? "" : ", ";
+                    params += "%" + std::to_string(S) + ": " + shape_text(S);
+                } else {
+                    body += "  %" + std::to_string(S) + " = " +
+                            detail::node_text<Prog, S>(*std::get<S>(nodes)) + " : " +
+                            shape_text(S) + "\n";
+                }
+            }(),
+            ...);
+    }
+    (std::make_index_sequence<Prog::size>{});
+    std::string out = "graph(" + params + ") {\n" + body + "  return ";
+    for (std::size_t i = 0; i < NumRoots; ++i)
+        out += (i ? ", %" : "%") + std::to_string(roots[i]);
+    out += "\n";
+    const auto [ks, n] = kernel_plan<Prog, NumRoots>::kernels(roots);
+    for (std::size_t k = 0; k < n; ++k) {
+        out += "  # kernel " + std::to_string(k) + ": ";
+        // members of the kernel's region, in slot order
+        std::string members;
+        [&]<std::size_t... S>(std::index_sequence<S...>) {
+            (
+                [&] {
+                    if (ks[k].root == S) {
+                        const auto& member = region<Prog, S>::member;
+                        for (std::size_t s = 0; s < Prog::size; ++s)
+                            if (member[s] && !Prog::materialized[s])
+                                members += (members.empty() ? "%" : " %") + std::to_string(s);
+                    }
+                }(),
+                ...);
+        }
+        (std::make_index_sequence<Prog::size>{});
+        if (members.empty())
+            members = "%" + std::to_string(ks[k].root);
+        if (ks[k].reduction < Prog::size)
+            out += "reduce " + members + " into %" + std::to_string(ks[k].reduction) + "\n";
+        else
+            out += "fused " + members + " -> %" + std::to_string(ks[k].root) + "\n";
+    }
+    return out + "}\n";
+}
+
+/// Graphviz DOT of the program: a box per node, an edge per operand, a cluster per fused kernel.
+template <class Prog, std::size_t NumRoots, class ShapeText>
+std::string dot_text(const node_pointers_t<Prog>& nodes,
+                     const std::array<std::size_t, NumRoots>& roots, ShapeText&& shape_text) {
+    std::string out = "digraph staticpy {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
+    const auto [ks, n] = kernel_plan<Prog, NumRoots>::kernels(roots);
+    std::array<std::size_t, Prog::size + 1> cluster_of{};
+    cluster_of.fill(n);
+    [&]<std::size_t... S>(std::index_sequence<S...>) {
+        (
+            [&] {
+                for (std::size_t k = 0; k < n; ++k)
+                    if (ks[k].root == S)
+                        for (std::size_t s = 0; s < Prog::size; ++s)
+                            if (region<Prog, S>::member[s] && !Prog::materialized[s] &&
+                                cluster_of[s] == n)
+                                cluster_of[s] = k;
+            }(),
+            ...);
+    }
+    (std::make_index_sequence<Prog::size>{});
+    auto escape = [](std::string s) {
+        std::string r;
+        for (char c : s) {
+            if (c == '"' || c == '\\')
+                r += '\\';
+            r += c;
+        }
+        return r;
+    };
+    std::vector<std::string> lines(Prog::size);
+    [&]<std::size_t... S>(std::index_sequence<S...>) {
+        ((lines[S] = "n" + std::to_string(S) + " [label=\"%" + std::to_string(S) + " = " +
+                     escape(detail::node_text<Prog, S>(*std::get<S>(nodes))) + "\\n" +
+                     escape(shape_text(S)) + "\"" +
+                     (Prog::materialized[S] ? ", style=filled, fillcolor=lightgrey" : "") +
+                     "];\n"),
+         ...);
+    }
+    (std::make_index_sequence<Prog::size>{});
+    for (std::size_t k = 0; k <= n; ++k) {
+        std::string inner;
+        for (std::size_t s = 0; s < Prog::size; ++s)
+            if (cluster_of[s] == k)
+                inner += (k < n ? "    " : "  ") + lines[s];
+        if (k < n && !inner.empty())
+            out += "  subgraph cluster_" + std::to_string(k) + " {\n    label=\"kernel " +
+                   std::to_string(k) + "\";\n    style=dashed;\n" + inner + "  }\n";
+        else
+            out += inner;
+    }
+    for (std::size_t s = 0; s < Prog::size; ++s)
+        for (std::size_t k = 0; k < Prog::arity[s]; ++k)
+            out += "  n" + std::to_string(Prog::operand_slots[s][k]) + " -> n" +
+                   std::to_string(s) + ";\n";
+    for (std::size_t i = 0; i < NumRoots; ++i)
+        out += "  out" + std::to_string(i) + " [shape=ellipse, label=\"output " +
+               std::to_string(i) + "\"];\n  n" + std::to_string(roots[i]) + " -> out" +
+               std::to_string(i) + ";\n";
+    return out + "}\n";
+}
+
+// ---- C++ source of the fused kernels --------------------------------------------------------------
+
+namespace detail {
+
+/// The C++ text of region slot S's value, given the names of earlier values (v<slot>).
+template <class Prog, std::size_t S>
+std::string value_expression(const node_pointers_t<Prog>& nodes) {
+    using node = typename Prog::template node_at<S>;
+    if constexpr (requires { typename node::constant_type; }) {
+        return "static_cast<" + std::string(fn::cpp_type_name<typename node::value_type>) + ">(" +
+               repr(node::value) + ")";
+    } else if constexpr (is_number_node_v<node>) {
+        (void)nodes;
+        return "p" + std::to_string(S); // a kernel parameter
+    } else {
+        constexpr auto ops = Prog::template instr_at<S>::operands;
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            // An operand is converted only where its type is not the one the op computes in.
+            auto operand = [](std::size_t slot, auto types) {
+                using C = typename decltype(types)::first_type;
+                using V = typename decltype(types)::second_type;
+                std::string v = "v" + std::to_string(slot);
+                if constexpr (std::is_same_v<C, V>)
+                    return v;
+                else
+                    return "static_cast<" + std::string(fn::cpp_type_name<C>) + ">(" + v + ")";
+            };
+            return node::functor::cpp(
+                operand(ops[I], std::pair<ew_operand_compute_t<node, I>,
+                                          typename Prog::template node_at<ops[I]>::value_type>{})...);
+        }
+        (std::make_index_sequence<ops.size()>{});
+    }
+}
+
+} // namespace detail
+
+namespace detail {
+
+/// The accumulator type and combine statement of a reduce slot Q (a store: "out[o_out] = value;").
+template <class Prog, class Root, std::size_t Q>
+void reduction_text(std::string& acc_t, std::string& combine) {
+    constexpr auto kind = Prog::template node_at<Q>::kind;
+    using A = std::conditional_t<
+        kind == reduce_kind::amax || kind == reduce_kind::amin, Root,
+        std::conditional_t<std::is_floating_point_v<Root>, double, std::int64_t>>;
+    acc_t = fn::cpp_type_name<A>;
+    if constexpr (kind == reduce_kind::prod)
+        combine = "out[o_out] *= value;";
+    else if constexpr (kind == reduce_kind::amax)
+        combine = "out[o_out] = (value != value || value > out[o_out]) ? value : out[o_out];";
+    else if constexpr (kind == reduce_kind::amin)
+        combine = "out[o_out] = (value != value || value < out[o_out]) ? value : out[o_out];";
+    else
+        combine = "out[o_out] += value;";
+}
+
+/// Region slot S's parameter, offset, load and value lines.
+template <class Prog, std::size_t R, std::size_t S>
+void slot_source(const node_pointers_t<Prog>& nodes, std::string& params, std::string& offsets,
+                 std::string& loads, std::string& body) {
+    using reg = region<Prog, R>;
+    if constexpr (reg::member[S]) {
+        using node = typename Prog::template node_at<S>;
+        const std::string t = fn::cpp_type_name<typename node::value_type>;
+        const std::string v = "v" + std::to_string(S);
+        const std::string o = "o" + std::to_string(S);
+        if constexpr (reg::is_leaf(S)) {
+            const std::string in = "in" + std::to_string(S);
+            params += ", const " + t + "* " + in + ", const std::int64_t* " + in + "_strides";
+            offsets += "            " + o + " += c * " + in + "_strides[d];\n";
+            loads += "        std::int64_t " + o + " = 0;\n";
+            body += "        const " + t + " " + v + " = " + in + "[" + o + "];\n";
+        } else {
+            if constexpr (is_number_node_v<node> && !requires { typename node::constant_type; })
+                params += ", " + t + " p" + std::to_string(S);
+            body += "        const " + t + " " + v + " = " + value_expression<Prog, S>(nodes) +
+                    ";\n";
+        }
+    }
+}
+
+/// The source of kernel k: region R, stored or reduced into slot `reduction`.
+template <class Prog, std::size_t R>
+std::string kernel_source(std::size_t k, std::size_t reduction, const node_pointers_t<Prog>& nodes) {
+    using root_t = typename Prog::template node_at<R>::value_type;
+    std::string params = "std::int64_t numel, int rank, const std::int64_t* sizes";
+    std::string offsets, loads, body;
+    std::string acc_t = fn::cpp_type_name<root_t>;
+    std::string combine = "out[o_out] = value;";
+    [&]<std::size_t... Q>(std::index_sequence<Q...>) {
+        ((Q == reduction ? [&] {
+            if constexpr (requires { Prog::template node_at<Q>::kind; })
+                reduction_text<Prog, root_t, Q>(acc_t, combine);
+        }()
+                         : void()),
+         ...);
+    }
+    (std::make_index_sequence<Prog::size>{});
+    [&]<std::size_t... S>(std::index_sequence<S...>) {
+        (slot_source<Prog, R, S>(nodes, params, offsets, loads, body), ...);
+    }
+    (std::make_index_sequence<Prog::size>{});
+    params += ", " + acc_t + "* out, const std::int64_t* out_strides";
+    const std::string what = reduction < Prog::size ? " reduced into %" + std::to_string(reduction)
+                                                    : std::string(" stored");
+    return "// kernel " + std::to_string(k) + ": %" + std::to_string(R) + what + "\nvoid kernel_" +
+           std::to_string(k) + "(" + params + ") {\n" +
+           "    for (std::int64_t i = 0; i < numel; ++i) {\n" + loads +
+           "        std::int64_t o_out = 0;\n" +
+           "        for (std::int64_t d = rank - 1, r = i; d >= 0; --d) {\n" +
+           "            const std::int64_t c = r % sizes[d];\n" + "            r /= sizes[d];\n" +
+           offsets + "            o_out += c * out_strides[d];\n        }\n" + body + "        const " +
+           acc_t + " value = static_cast<" + acc_t + ">(v" + std::to_string(R) + ");\n        " +
+           combine + "\n    }\n}\n\n";
+}
+
+} // namespace detail
+
+/// Standalone C++ source (only <cmath> and <cstdint>) with one function per fused kernel:
+///   void kernel_K(std::int64_t numel, int rank, const std::int64_t* sizes,
+///                 const T* in<slot>, const std::int64_t* in<slot>_strides, ...,
+///                 T p<slot> (run-time scalars), R* out, const std::int64_t* out_strides)
+/// A store kernel writes out[offset]; a reduction kernel combines into out[offset] (out_strides
+/// 0 over reduced dims; out starts at the reduction's identity). One flat loop over the iteration
+/// space with each operand's offset from its strides: the shape a CUDA kernel takes, one thread
+/// per element.
+template <class Prog, std::size_t NumRoots>
+std::string cpp_text(const node_pointers_t<Prog>& nodes,
+                     const std::array<std::size_t, NumRoots>& roots) {
+    std::string out = "// Generated by staticpy: the fused kernels of one graph.\n"
+                      "#include <cmath>\n#include <cstdint>\n\n";
+    const auto [ks, n] = kernel_plan<Prog, NumRoots>::kernels(roots);
+    for (std::size_t k = 0; k < n; ++k)
+        [&]<std::size_t... R>(std::index_sequence<R...>) {
+            ((ks[k].root == R ? (void)(out += detail::kernel_source<Prog, R>(k, ks[k].reduction,
+                                                                              nodes))
+                              : void()),
+             ...);
+        }
+    (std::make_index_sequence<Prog::size>{});
+    return out;
+}
+
+} // namespace staticpy::graph

@@ -1,0 +1,220 @@
+#pragma once
+// Compile-time passes over a traced graph: simplify(node) returns the rewritten node, whose type
+// is the rewritten graph. Every rule keeps the node's value_type and shape_type (a rule that would
+// change the dtype inserts a cast), so eager and graph mode return the same types.
+//
+//   constant folding   ops over numbers only: compile-time constants fold into a constant
+//                      (2_c * 3_c -> 6); run-time numbers into one scalar, computed once per call
+//                      instead of once per element.
+//   simplification     x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1, pow(x, 1) -> x;
+//                      pow(x, 2) -> x * x;  -(-x) -> x;  x - x -> zeros_like(x) (x finite);
+//                      relu(relu(x)), abs(abs(x)), abs(-x) -> one op;  a cast to x's own type -> x.
+//                      The constants must be compile-time ones (1_c, 0_c, 1.0_c): a run-time
+//                      1.0f is a value, not a type, so no pass can see it.
+// Common-subexpression elimination is the numbering of program.hpp; fusion is the evaluator's
+// regions (program.hpp, backend/cpu/fused.hpp).
+
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticpy/graph/node.hpp"
+
+namespace staticpy::graph {
+
+template <class N>
+auto simplify(const N& n);
+
+namespace detail {
+
+template <class N>
+struct is_constant_node : std::false_type {};
+template <class C>
+struct is_constant_node<constant<C>> : std::true_type {};
+
+/// Whether node N is the compile-time constant V (0 or 1, of any number type).
+template <class N, int V>
+constexpr bool is_constant_value() {
+    if constexpr (is_constant_node<N>::value)
+        return static_cast<double>(N::value) == V;
+    else
+        return false;
+}
+
+template <class N, class F>
+struct is_ew_of : std::false_type {};
+template <class F, class... Cs>
+struct is_ew_of<ew<F, Cs...>, F> : std::true_type {};
+
+/// x as a node of type Want: x itself when it is one, a cast otherwise. Shape types must agree.
+template <class Want, class X>
+auto as_value_of(const X& x) {
+    if constexpr (std::is_same_v<typename X::value_type, typename Want::value_type>)
+        return x;
+    else
+        return ew<fn::cast<typename Want::value_type>, X>{{x}};
+}
+
+/// The node a rule may replace `orig` by: only when its types are orig's (value and shape).
+template <class Orig, class New>
+inline constexpr bool keeps_types_v =
+    std::is_same_v<typename Orig::shape_type, typename New::shape_type>;
+
+template <class T>
+T number_of(const scalar<T>& s) {
+    return s.value;
+}
+template <class C>
+auto number_of(const constant<C>&) {
+    return constant<C>::value;
+}
+
+/// F on compile-time constants, in staticpy's constant arithmetic (Python's: int op int stays an
+/// int, / is true division): the type of the result is the folded constant.
+template <class F, class A>
+constexpr auto fold_constants(A a) {
+    return -a;
+}
+template <class F, class A, class B>
+constexpr auto fold_constants(A a, B b) {
+    if constexpr (std::is_same_v<F, fn::add>)
+        return a + b;
+    else if constexpr (std::is_same_v<F, fn::sub>)
+        return a - b;
+    else if constexpr (std::is_same_v<F, fn::mul>)
+        return a * b;
+    else
+        return a / b;
+}
+
+template <class F, class... Cs>
+auto simplify_ew(const ew<F, Cs...>& n) {
+    using self = ew<F, Cs...>;
+    constexpr bool all_numbers = (is_number_node_v<Cs> && ...);
+    constexpr bool all_constants = (is_constant_node<Cs>::value && ...);
+    constexpr bool foldable_at_compile_time =
+        all_constants && (std::is_same_v<F, fn::add> || std::is_same_v<F, fn::sub> ||
+                          std::is_same_v<F, fn::mul> || std::is_same_v<F, fn::div> ||
+                          std::is_same_v<F, fn::neg>);
+    if constexpr (foldable_at_compile_time) {
+        // staticpy's constant arithmetic is Python's: int op int stays int, / is true division.
+        using folded = decltype(fold_constants<F>(typename Cs::constant_type{}...));
+        if constexpr (std::is_same_v<typename constant<folded>::value_type,
+                                     typename self::value_type>)
+            return constant<folded>{};
+        else
+            return n;
+    } else if constexpr (all_numbers) {
+        // Numbers known at run time: computed now, once, as the op would per element.
+        using V = typename self::value_type;
+        const V v = std::apply(
+            [](const auto&... c) {
+                return [&]<std::size_t... I>(std::index_sequence<I...>) {
+                    return static_cast<V>(F::apply(static_cast<ew_operand_compute_t<self, I>>(
+                        number_of(std::get<I>(std::tie(c...))))...));
+                }
+                (std::index_sequence_for<Cs...>{});
+            },
+            n.children);
+        return scalar<V>{v, {}};
+    } else if constexpr (sizeof...(Cs) == 2) {
+        using A = std::tuple_element_t<0, std::tuple<Cs...>>;
+        using B = std::tuple_element_t<1, std::tuple<Cs...>>;
+        const A& a = std::get<0>(n.children);
+        const B& b = std::get<1>(n.children);
+        constexpr bool add_zero_right =
+            (std::is_same_v<F, fn::add> || std::is_same_v<F, fn::sub>)&&is_constant_value<B, 0>();
+        constexpr bool add_zero_left = std::is_same_v<F, fn::add> && is_constant_value<A, 0>();
+        constexpr bool mul_one_right =
+            (std::is_same_v<F, fn::mul> || std::is_same_v<F, fn::div> ||
+             std::is_same_v<F, fn::pow>)&&is_constant_value<B, 1>();
+        constexpr bool mul_one_left = std::is_same_v<F, fn::mul> && is_constant_value<A, 1>();
+        if constexpr (add_zero_right || mul_one_right) {
+            if constexpr (keeps_types_v<self, A>)
+                return as_value_of<self>(a);
+            else
+                return n;
+        } else if constexpr (add_zero_left || mul_one_left) {
+            if constexpr (keeps_types_v<self, B>)
+                return as_value_of<self>(b);
+            else
+                return n;
+        } else if constexpr (std::is_same_v<F, fn::sub> && std::is_same_v<A, B> &&
+                             !contains_payload_v<A>) {
+            // The same type without run-time attributes: the same value (x - x).
+            return ew<fn::zeros_like, A>{{a}};
+        } else if constexpr (std::is_same_v<F, fn::pow> && is_constant_value<B, 2>() &&
+                             std::is_same_v<typename A::value_type, typename self::value_type> &&
+                             std::is_floating_point_v<typename self::value_type>) {
+            return ew<fn::mul, A, A>{{a, a}};
+        } else {
+            return n;
+        }
+    } else if constexpr (sizeof...(Cs) == 1) {
+        using X = std::tuple_element_t<0, std::tuple<Cs...>>;
+        const X& x = std::get<0>(n.children);
+        if constexpr (std::is_same_v<F, fn::neg> && is_ew_of<X, fn::neg>::value) {
+            return std::get<0>(x.children); // -(-y) == y, same type and shape
+        } else if constexpr ((std::is_same_v<F, fn::relu> || std::is_same_v<F, fn::abs>)&&is_ew_of<
+                                 X, F>::value) {
+            return x; // idempotent
+        } else if constexpr (std::is_same_v<F, fn::abs> && is_ew_of<X, fn::neg>::value) {
+            return ew<fn::abs, std::tuple_element_t<0, typename X::children_type>>{
+                {std::get<0>(x.children)}};
+        } else if constexpr (F::kind == fn::op_kind::cast &&
+                             std::is_same_v<typename X::value_type, typename self::value_type>) {
+            return x;
+        } else {
+            return n;
+        }
+    } else {
+        return n;
+    }
+}
+
+} // namespace detail
+
+/// The rewritten graph: operands first, then the rules on the node itself (repeated until no
+/// rule applies, as a rewrite may enable another: -(-(x + 0_c)) -> x).
+template <class N>
+auto simplify(const N& n) {
+    if constexpr (std::tuple_size_v<typename N::children_type> == 0) {
+        return n;
+    } else if constexpr (requires { typename N::functor; }) {
+        auto children = std::apply([](const auto&... c) { return std::tuple{simplify(c)...}; },
+                                   n.children);
+        using rebuilt_t = decltype(std::apply(
+            [](const auto&... c) {
+                return ew<typename N::functor, std::remove_cvref_t<decltype(c)>...>{{c...}};
+            },
+            children));
+        const rebuilt_t rebuilt{children};
+        auto out = detail::simplify_ew(rebuilt);
+        static_assert(std::is_same_v<typename decltype(out)::value_type, typename N::value_type>,
+                      "staticpy: internal error: a rewrite changed a dtype");
+        if constexpr (std::is_same_v<decltype(out), rebuilt_t>)
+            return out;
+        else
+            return simplify(out);
+    } else {
+        // reduce, matmul, opaque: simplify the operands, keep the node's own attributes.
+        auto children = std::apply([](const auto&... c) { return std::tuple{simplify(c)...}; },
+                                   n.children);
+        return rebuild_with(n, children);
+    }
+}
+
+template <reduce_kind K, bool Keep, class Dim, class C, class C2>
+auto rebuild_with(const reduce<K, Keep, Dim, C>& n, const std::tuple<C2>& c) {
+    return reduce<K, Keep, Dim, C2>{c, n.dim};
+}
+template <class A, class B, class A2, class B2>
+auto rebuild_with(const matmul<A, B>&, const std::tuple<A2, B2>& c) {
+    return matmul<A2, B2>{c};
+}
+template <class Op, class C, class C2>
+auto rebuild_with(const opaque<Op, C>& n, const std::tuple<C2>& c) {
+    return opaque<Op, C2>{c, n.op};
+}
+
+} // namespace staticpy::graph

@@ -1,0 +1,222 @@
+#pragma once
+// A graph as a program: its nodes numbered in post-order, each distinct node once. This is where
+// common-subexpression elimination happens, as value numbering over types: a node whose type and
+// operand slots equal an earlier node's *is* that node, and reuses its slot, so it is evaluated
+// once. Nodes with run-time attributes (has_payload: a scalar's value, a run-time dim) always get
+// a slot of their own, as nothing at compile time says that two of them are equal.
+//
+//   relu(x * w) + (x * w)   numbers as   %0 = x, %1 = w, %2 = mul(%0, %1), %3 = relu(%2),
+//                                        %4 = add(%3, %2)        (x * w appears once)
+//
+// The program is a type (program<instr...>); the run-time side is one pointer per slot to a node
+// object of that slot (node_pointers), for the payloads.
+
+#include <array>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticpy/graph/node.hpp"
+
+namespace staticpy::graph {
+
+/// One numbered node: its type, the key it is deduplicated by, its operands' slots.
+template <class Node, class Key, std::size_t... Operands>
+struct instr {
+    using node = Node;
+    using key = Key;
+    static constexpr std::size_t arity = sizeof...(Operands);
+    static constexpr std::array<std::size_t, sizeof...(Operands)> operands{Operands...};
+};
+
+namespace detail {
+template <class I>
+constexpr std::array<std::size_t, 3> padded_operands() {
+    std::array<std::size_t, 3> a{};
+    for (std::size_t k = 0; k < I::arity; ++k)
+        a[k] = I::operands[k];
+    return a;
+}
+} // namespace detail
+
+template <class... Instrs>
+struct program {
+    static constexpr std::size_t size = sizeof...(Instrs);
+    using nodes = std::tuple<typename Instrs::node...>;
+    template <std::size_t S>
+    using instr_at = std::tuple_element_t<S, std::tuple<Instrs...>>;
+    template <std::size_t S>
+    using node_at = typename instr_at<S>::node;
+    static constexpr std::array<bool, sizeof...(Instrs) + 1> materialized{
+        Instrs::node::materialized..., false};
+    /// Operand slots of every instruction (at most 3: where), and how many each has.
+    static constexpr std::array<std::size_t, sizeof...(Instrs) + 1> arity{Instrs::arity..., 0};
+    static constexpr std::array<std::array<std::size_t, 3>, sizeof...(Instrs) + 1> operand_slots{
+        detail::padded_operands<Instrs>()..., std::array<std::size_t, 3>{}};
+
+};
+
+template <std::size_t Unique>
+struct unique_key {};
+template <class Node, std::size_t... Operands>
+struct node_key {};
+
+namespace detail {
+
+template <class Key, class Prog>
+struct find_key;
+template <class Key, class... Is>
+struct find_key<Key, program<Is...>> {
+    static constexpr std::size_t value = [] {
+        std::size_t i = 0;
+        (void)((std::is_same_v<Key, typename Is::key> ? false : (++i, true)) && ...);
+        return i;
+    }();
+};
+
+template <class Prog, class I>
+struct append;
+template <class... Is, class I>
+struct append<program<Is...>, I> {
+    using type = program<Is..., I>;
+};
+
+template <class Node, class Prog>
+struct number;
+
+template <class Prog, class Children, std::size_t... Slots>
+struct number_children {
+    using prog = Prog;
+    using slots = std::index_sequence<Slots...>;
+};
+template <class Prog, class C, class... Cs, std::size_t... Slots>
+struct number_children<Prog, std::tuple<C, Cs...>, Slots...>
+    : number_children<typename number<C, Prog>::prog, std::tuple<Cs...>, Slots...,
+                      number<C, Prog>::slot> {};
+
+template <class Node, class Prog, class Slots>
+struct number_node;
+template <class Node, class Prog, std::size_t... S>
+struct number_node<Node, Prog, std::index_sequence<S...>> {
+    using key = std::conditional_t<Node::has_payload, unique_key<Prog::size>, node_key<Node, S...>>;
+    static constexpr std::size_t slot = find_key<key, Prog>::value;
+    using prog = std::conditional_t<slot == Prog::size,
+                                    typename append<Prog, instr<Node, key, S...>>::type, Prog>;
+};
+
+/// Numbers Node (its operands first) into Prog: ::prog after it, ::slot its slot.
+template <class Node, class Prog>
+struct number {
+    using operands = number_children<Prog, typename Node::children_type>;
+    using result = number_node<Node, typename operands::prog, typename operands::slots>;
+    using prog = typename result::prog;
+    static constexpr std::size_t slot = result::slot;
+};
+
+} // namespace detail
+
+/// The program of the graph whose outputs are the nodes Roots..., and the slot of each output.
+///   using P = program_of<Root>;   P::prog::size, P::roots[0]
+template <class... Roots>
+struct program_of {
+    using numbered = detail::number_children<program<>, std::tuple<Roots...>>;
+    using prog = typename numbered::prog;
+    static constexpr std::array<std::size_t, sizeof...(Roots)> roots = [] {
+        return []<std::size_t... S>(std::index_sequence<S...>) {
+            return std::array<std::size_t, sizeof...(S)>{S...};
+        }
+        (typename numbered::slots{});
+    }();
+};
+
+/// One pointer per slot of Prog to a node object of that slot (its payload: scalar values, dims).
+template <class Prog>
+struct node_pointers;
+template <class... Is>
+struct node_pointers<program<Is...>> {
+    using type = std::tuple<const typename Is::node*...>;
+};
+template <class Prog>
+using node_pointers_t = typename node_pointers<Prog>::type;
+
+namespace detail {
+template <class Prog, class Ptrs, class Node>
+void collect(const Node& n, Ptrs& ptrs);
+
+template <class Prog, std::size_t I, class Ptrs, class... Cs>
+void collect_children(const std::tuple<Cs...>& children, Ptrs& ptrs) {
+    if constexpr (I < sizeof...(Cs)) {
+        const auto& c = std::get<I>(children);
+        collect<Prog>(c, ptrs);
+        collect_children<typename number<std::remove_cvref_t<decltype(c)>, Prog>::prog, I + 1>(
+            children, ptrs);
+    }
+}
+
+/// The run-time mirror of number<Node, Prog>: records each node object at its slot.
+template <class Prog, class Ptrs, class Node>
+void collect(const Node& n, Ptrs& ptrs) {
+    collect_children<Prog, 0>(n.children, ptrs);
+    std::get<number<Node, Prog>::slot>(ptrs) = &n;
+}
+} // namespace detail
+
+/// The final program's node pointers for the output nodes `roots`.
+template <class Final, class... Roots>
+node_pointers_t<Final> collect_nodes(const Roots&... roots) {
+    node_pointers_t<Final> ptrs{};
+    detail::collect_children<program<>, 0>(std::tuple<const Roots&...>(roots...), ptrs);
+    return ptrs;
+}
+
+// ---- fusion regions -----------------------------------------------------------------------------
+
+/// The slots a fused kernel rooted at slot Root evaluates: Root, and every operand reached from it
+/// through elementwise nodes; materialized nodes are where it stops (they are read from memory,
+/// `leaf`), and numbers are read from the node (`number`).
+template <class Prog, std::size_t Root>
+struct region {
+    static constexpr std::size_t N = Prog::size;
+    static constexpr std::array<bool, N> member = [] {
+        std::array<bool, N> m{};
+        m[Root] = true;
+        for (std::size_t s = Root + 1; s-- > 0;) {
+            if (!m[s] || Prog::materialized[s])
+                continue;
+            for (std::size_t k = 0; k < Prog::arity[s]; ++k)
+                m[Prog::operand_slots[s][k]] = true;
+        }
+        return m;
+    }();
+    /// A member read from memory: a materialized node (the root itself when it is one).
+    static constexpr bool is_leaf(std::size_t s) { return member[s] && Prog::materialized[s]; }
+    static constexpr std::size_t leaf_count = [] {
+        std::size_t n = 0;
+        for (std::size_t s = 0; s < N; ++s)
+            n += is_leaf(s);
+        return n;
+    }();
+    /// Leaf slot s's position among the leaves (the loop nest's operand index).
+    static constexpr std::array<std::size_t, N + 1> leaf_index = [] {
+        std::array<std::size_t, N + 1> a{};
+        std::size_t n = 0;
+        for (std::size_t s = 0; s < N; ++s)
+            a[s] = is_leaf(s) ? n++ : 0;
+        return a;
+    }();
+};
+
+/// How many times slot S is used as an operand, plus once per output that is S.
+template <class Prog, std::size_t S, std::size_t NumRoots>
+constexpr std::size_t use_count(const std::array<std::size_t, NumRoots>& roots) {
+    std::size_t n = 0;
+    for (std::size_t s = 0; s < Prog::size; ++s)
+        for (std::size_t k = 0; k < Prog::arity[s]; ++k)
+            n += Prog::operand_slots[s][k] == S;
+    for (std::size_t r : roots)
+        n += r == S;
+    return n;
+}
+
+} // namespace staticpy::graph

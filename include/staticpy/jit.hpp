@@ -1,0 +1,383 @@
+#pragma once
+// staticpy::jit: one function, two modes, as MindSpore's @jit and set_context(mode=...).
+//
+//   auto f = staticpy::jit([](auto x, auto w) { return relu(x * w + 1.0f).sum(1_c); });
+//   auto y = f(x, w);                        // GRAPH_MODE (default): traced, optimised, fused
+//   staticpy::set_context(staticpy::PYNATIVE_MODE);
+//   auto z = f(x, w);                        // the same lambda, op by op on Tensors
+//
+// In graph mode a call traces the function with Tracers in place of its tensor arguments (and of
+// its float arguments), which gives the graph as a type; the passes (graph/passes.hpp) rewrite
+// that type, the program (graph/program.hpp) numbers it, and the CPU evaluator runs it. Tracing
+// builds a few small objects per call; everything else was done by the compiler.
+//
+// This header joins the graph layer to a backend, so it sits above both.
+
+#include <atomic>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticpy/backend/cpu/evaluate.hpp"
+#include "staticpy/containers/dict.hpp"
+#include "staticpy/containers/list.hpp"
+#include "staticpy/core/error.hpp"
+#include "staticpy/graph/dump.hpp"
+#include "staticpy/graph/node.hpp"
+#include "staticpy/graph/passes.hpp"
+#include "staticpy/graph/program.hpp"
+
+namespace staticpy {
+
+/// The execution modes, MindSpore's values: GRAPH_MODE = 0, PYNATIVE_MODE = 1.
+inline constexpr int GRAPH_MODE = 0;
+inline constexpr int PYNATIVE_MODE = 1;
+
+namespace detail {
+inline std::atomic<int>& context_mode() {
+    static std::atomic<int> mode{GRAPH_MODE};
+    return mode;
+}
+} // namespace detail
+
+/// set_context(mode=GRAPH_MODE | PYNATIVE_MODE): how every jit function runs from now on.
+///   staticpy::set_context(staticpy::PYNATIVE_MODE);   // debug op by op
+inline void set_context(int mode) {
+    if (mode != GRAPH_MODE && mode != PYNATIVE_MODE)
+        throw ValueError("For 'context.set_context', the argument 'mode' should be context.GRAPH_MODE "
+                         "(0) or context.PYNATIVE_MODE (1), but got " +
+                         std::to_string(mode) + ".");
+    detail::context_mode().store(mode);
+}
+/// The current mode.
+inline int get_context() { return detail::context_mode().load(); }
+
+namespace graph {
+
+// ---- arguments: tensors become inputs, floats scalars, containers are walked ---------------------
+
+template <class X>
+struct tensor_leaves : std::integral_constant<std::size_t, is_tensor_v<X> ? 1 : 0> {};
+template <class... Ts>
+struct tensor_leaves<std::tuple<Ts...>>
+    : std::integral_constant<std::size_t, (tensor_leaves<Ts>::value + ... + 0)> {};
+template <class... Ts>
+struct tensor_leaves<list<Ts...>>
+    : std::integral_constant<std::size_t, (tensor_leaves<Ts>::value + ... + 0)> {};
+template <class... K, class... V>
+struct tensor_leaves<dict_t<pair<K, V>...>>
+    : std::integral_constant<std::size_t, (tensor_leaves<V>::value + ... + 0)> {};
+template <class X>
+inline constexpr std::size_t tensor_leaves_v = tensor_leaves<std::remove_cvref_t<X>>::value;
+
+/// The start index of each element's tensors: an exclusive prefix sum of their counts.
+template <class... Ts>
+constexpr std::array<std::size_t, sizeof...(Ts) + 1> leaf_offsets() {
+    std::array<std::size_t, sizeof...(Ts) + 1> a{};
+    std::size_t n = 0, i = 0;
+    ((a[i++] = n, n += tensor_leaves_v<Ts>), ...);
+    a[i] = n;
+    return a;
+}
+
+/// The traced stand-in for argument x whose first tensor is input I.
+template <std::size_t I, class X>
+auto symbolic(const X& x) {
+    using U = std::remove_cvref_t<X>;
+    if constexpr (is_tensor_v<U>) {
+        return Tracer<input<I, typename U::value_type, typename U::shape_type>>{};
+    } else if constexpr (std::is_floating_point_v<U>) {
+        return Tracer<scalar<U>>{{x, {}}};
+    } else if constexpr (requires { typename std::tuple_size<U>::type; } &&
+                         !std::is_same_v<U, std::array<typename U::value_type, U{}.size()>>) {
+        return [&]<class... Ts>(const std::tuple<Ts...>& t) {
+            constexpr auto off = leaf_offsets<Ts...>();
+            return [&]<std::size_t... K>(std::index_sequence<K...>) {
+                return std::tuple{symbolic<I + off[K]>(std::get<K>(t))...};
+            }
+            (std::index_sequence_for<Ts...>{});
+        }(x);
+    } else if constexpr (requires { x.elements; }) { // staticpy list
+        return hana::unpack(x.elements, [&](const auto&... e) {
+            constexpr auto off = leaf_offsets<std::remove_cvref_t<decltype(e)>...>();
+            return [&]<std::size_t... K>(std::index_sequence<K...>) {
+                return staticpy::list{symbolic<I + off[K]>(e)...};
+            }
+            (std::make_index_sequence<sizeof...(e)>{});
+        });
+    } else if constexpr (requires { x.entries; }) { // staticpy dict
+        return hana::unpack(x.entries, [&](const auto&... p) {
+            constexpr auto off = leaf_offsets<std::remove_cvref_t<decltype(p.value)>...>();
+            return [&]<std::size_t... K>(std::index_sequence<K...>) {
+                auto items = hana::make_tuple(pair(p.key, symbolic<I + off[K]>(p.value))...);
+                return dict_t<std::remove_cvref_t<decltype(pair(p.key, symbolic<I + off[K]>(
+                                                                           p.value)))>...>(items);
+            }
+            (std::make_index_sequence<sizeof...(p)>{});
+        });
+    } else {
+        return x; // ints, bools, strings, dims: constants of the trace
+    }
+}
+
+/// The tensors of an argument, in the order symbolic() numbered them.
+template <class X>
+auto tensors_of(const X& x) {
+    using U = std::remove_cvref_t<X>;
+    if constexpr (is_tensor_v<U>)
+        return std::tuple<U>{x};
+    else if constexpr (tensor_leaves_v<U> == 0)
+        return std::tuple<>{};
+    else if constexpr (requires { x.elements; })
+        return hana::unpack(x.elements,
+                            [](const auto&... e) { return std::tuple_cat(tensors_of(e)...); });
+    else if constexpr (requires { x.entries; })
+        return hana::unpack(
+            x.entries, [](const auto&... p) { return std::tuple_cat(tensors_of(p.value)...); });
+    else
+        return std::apply([](const auto&... e) { return std::tuple_cat(tensors_of(e)...); }, x);
+}
+
+// ---- results: Tracers become outputs -------------------------------------------------------------
+
+/// The output nodes of a traced result, in order (Tracers in tuples, lists and dicts).
+template <class X>
+auto roots_of(const X& x) {
+    using U = std::remove_cvref_t<X>;
+    if constexpr (is_tracer_v<U>)
+        return std::tuple{x.node};
+    else if constexpr (requires { x.elements; })
+        return hana::unpack(x.elements,
+                            [](const auto&... e) { return std::tuple_cat(roots_of(e)...); });
+    else if constexpr (requires { x.entries; })
+        return hana::unpack(x.entries,
+                            [](const auto&... p) { return std::tuple_cat(roots_of(p.value)...); });
+    else if constexpr (requires { std::tuple_size<U>::value; } && !is_tensor_v<U>)
+        return std::apply([](const auto&... e) { return std::tuple_cat(roots_of(e)...); }, x);
+    else
+        return std::tuple<>{};
+}
+
+template <class X>
+struct tracer_leaves : std::integral_constant<std::size_t, is_tracer_v<X> ? 1 : 0> {};
+template <class... Ts>
+struct tracer_leaves<std::tuple<Ts...>>
+    : std::integral_constant<std::size_t, (tracer_leaves<Ts>::value + ... + 0)> {};
+template <class... Ts>
+struct tracer_leaves<list<Ts...>>
+    : std::integral_constant<std::size_t, (tracer_leaves<Ts>::value + ... + 0)> {};
+template <class... K, class... V>
+struct tracer_leaves<dict_t<pair<K, V>...>>
+    : std::integral_constant<std::size_t, (tracer_leaves<V>::value + ... + 0)> {};
+
+/// The traced result with output K in place of its K-th Tracer.
+template <std::size_t K, class X, class Outputs>
+auto rebuild(const X& x, Outputs& outs) {
+    using U = std::remove_cvref_t<X>;
+    if constexpr (is_tracer_v<U>) {
+        return std::move(std::get<K>(outs));
+    } else if constexpr (requires { x.elements; }) {
+        return hana::unpack(x.elements, [&](const auto&... e) {
+            constexpr auto counts = std::array<std::size_t, sizeof...(e) + 1>{
+                tracer_leaves<std::remove_cvref_t<decltype(e)>>::value..., 0};
+            return [&]<std::size_t... J>(std::index_sequence<J...>) {
+                constexpr auto start = [&] {
+                    std::array<std::size_t, sizeof...(J) + 1> s{};
+                    for (std::size_t i = 0; i < sizeof...(J); ++i)
+                        s[i + 1] = s[i] + counts[i];
+                    return s;
+                }();
+                return staticpy::list{rebuild<K + start[J]>(e, outs)...};
+            }
+            (std::make_index_sequence<sizeof...(e)>{});
+        });
+    } else if constexpr (requires { x.entries; }) {
+        return hana::unpack(x.entries, [&](const auto&... p) {
+            constexpr auto counts = std::array<std::size_t, sizeof...(p) + 1>{
+                tracer_leaves<std::remove_cvref_t<decltype(p.value)>>::value..., 0};
+            return [&]<std::size_t... J>(std::index_sequence<J...>) {
+                constexpr auto start = [&] {
+                    std::array<std::size_t, sizeof...(J) + 1> s{};
+                    for (std::size_t i = 0; i < sizeof...(J); ++i)
+                        s[i + 1] = s[i] + counts[i];
+                    return s;
+                }();
+                auto items = hana::make_tuple(pair(p.key, rebuild<K + start[J]>(p.value, outs))...);
+                return dict_t<std::remove_cvref_t<decltype(pair(
+                    p.key, rebuild<K + start[J]>(p.value, outs)))>...>(items);
+            }
+            (std::make_index_sequence<sizeof...(p)>{});
+        });
+    } else if constexpr (requires { std::tuple_size<U>::value; } && !is_tensor_v<U>) {
+        return [&]<class... Ts>(const std::tuple<Ts...>& t) {
+            constexpr auto counts = std::array<std::size_t, sizeof...(Ts) + 1>{
+                tracer_leaves<Ts>::value..., 0};
+            constexpr auto start = [&] {
+                std::array<std::size_t, sizeof...(Ts) + 1> s{};
+                for (std::size_t i = 0; i < sizeof...(Ts); ++i)
+                    s[i + 1] = s[i] + counts[i];
+                return s;
+            }();
+            return [&]<std::size_t... J>(std::index_sequence<J...>) {
+                return std::tuple{rebuild<K + start[J]>(std::get<J>(t), outs)...};
+            }
+            (std::index_sequence_for<Ts...>{});
+        }(x);
+    } else {
+        return x;
+    }
+}
+
+/// A traced call: the symbolic arguments, the traced result, its simplified output nodes, the
+/// program they number to, and the node pointers for the evaluator. What dump() prints and what
+/// a jit call evaluates.
+template <class F, class... Args>
+struct trace {
+    static constexpr auto offsets = leaf_offsets<Args...>();
+    template <std::size_t... K>
+    static auto symbolic_args_of(std::index_sequence<K...>, const Args&... args) {
+        return std::tuple{symbolic<offsets[K]>(args)...};
+    }
+    using symbolic_args = decltype(symbolic_args_of(std::index_sequence_for<Args...>{},
+                                                    std::declval<const Args&>()...));
+    using result_type = decltype(std::apply(std::declval<const F&>(),
+                                            std::declval<symbolic_args>()));
+    using roots_type = decltype(roots_of(std::declval<const result_type&>()));
+    using simplified_type = decltype(std::apply(
+        [](const auto&... r) { return std::tuple{simplify(r)...}; }, std::declval<roots_type>()));
+    using numbered = decltype(std::apply(
+        []<class... R>(const R&...) { return program_of<R...>{}; },
+        std::declval<simplified_type>()));
+    using prog = typename numbered::prog;
+    static constexpr auto roots = numbered::roots;
+
+    result_type result;
+    simplified_type outputs;
+    node_pointers_t<prog> nodes;
+    decltype(std::tuple_cat(tensors_of(std::declval<const Args&>())...)) inputs;
+
+    trace(const F& f, const Args&... args)
+        : result(std::apply(f, symbolic_args_of(std::index_sequence_for<Args...>{}, args...))),
+          outputs(std::apply([](const auto&... r) { return std::tuple{simplify(r)...}; },
+                             roots_of(result))),
+          nodes(std::apply([](const auto&... r) { return collect_nodes<prog>(r...); }, outputs)),
+          inputs(std::tuple_cat(tensors_of(args)...)) {}
+    trace(const trace&) = delete; // nodes points into outputs
+};
+
+} // namespace graph
+
+/// A function that runs as a fused static graph (GRAPH_MODE) or op by op (PYNATIVE_MODE).
+template <class F>
+class jit_function {
+public:
+    explicit jit_function(F f) : f_(std::move(f)) {}
+
+    /// Calls the function: traced and fused in GRAPH_MODE, eager in PYNATIVE_MODE. Both return
+    /// the eager call's type.
+    template <class... Args>
+    auto operator()(const Args&... args) const {
+        using eager_t = decltype(f_(args...));
+        if (get_context() == PYNATIVE_MODE)
+            return eager_t(f_(args...));
+        graph::trace<F, Args...> t(f_, args...);
+        backend::cpu::evaluator<typename decltype(t)::prog, decltype(t.inputs)> ev(t.nodes,
+                                                                                  t.inputs);
+        ev.materialize_all();
+        constexpr auto roots = decltype(t)::roots;
+        auto outs = [&]<std::size_t... K>(std::index_sequence<K...>) {
+            return std::tuple{ev.template value<roots[K]>()...};
+        }
+        (std::make_index_sequence<roots.size()>{});
+        return eager_t(graph::rebuild<0>(t.result, outs));
+    }
+
+    /// Evaluates the function's one output into `out` (same sizes; any strides) without
+    /// allocating it: f.into(y, x) is y[...] = f(x). `out` may be one of the arguments.
+    template <class Out, class... Args>
+    void into(Out& out, const Args&... args) const {
+        if (get_context() == PYNATIVE_MODE) {
+            out.copy_(f_(args...));
+            return;
+        }
+        graph::trace<F, Args...> t(f_, args...);
+        static_assert(decltype(t)::roots.size() == 1,
+                      "staticpy: TypeError: into() takes a function with one output");
+        backend::cpu::evaluator<typename decltype(t)::prog, decltype(t.inputs)> ev(t.nodes,
+                                                                                  t.inputs);
+        ev.materialize_all();
+        constexpr std::size_t root = decltype(t)::roots[0];
+        ev.template value_into<root>(out);
+    }
+
+    const F& function() const { return f_; }
+
+private:
+    F f_;
+};
+
+namespace detail {
+/// Traces f with args, evaluates it once (for every node's shape) and hands the trace and each
+/// slot's "float32[3, 4]" to `print`.
+template <class F, class... Args, class Print>
+std::string inspect(const jit_function<F>& f, Print&& print, const Args&... args) {
+    graph::trace<F, Args...> t(f.function(), args...);
+    using prog = typename decltype(t)::prog;
+    backend::cpu::evaluator<prog, decltype(t.inputs)> ev(t.nodes, t.inputs);
+    ev.materialize_all();
+    std::array<std::string, prog::size> shapes;
+    [&]<std::size_t... S>(std::index_sequence<S...>) {
+        ((shapes[S] = std::string(dtype_name(
+                          dtype_of_v<typename prog::template node_at<S>::value_type>)) +
+                      sizes_text(ev.template shape_of<S>().sizes())),
+         ...);
+    }
+    (std::make_index_sequence<prog::size>{});
+    return print(t, [&](std::size_t s) { return shapes[s]; });
+}
+} // namespace detail
+
+/// The graph f traces to with these arguments, after the passes, as readable IR: one node per
+/// line, then the fused kernels (which nodes each loop evaluates).
+///   std::cout << staticpy::dump(f, x, w);
+template <class F, class... Args>
+std::string dump(const jit_function<F>& f, const Args&... args) {
+    return detail::inspect(
+        f,
+        [](const auto& t, auto shape) {
+            using prog = typename std::remove_cvref_t<decltype(t)>::prog;
+            return graph::ir_text<prog>(t.nodes, std::remove_cvref_t<decltype(t)>::roots, shape);
+        },
+        args...);
+}
+
+/// The same graph as Graphviz DOT (dot -Tsvg): a cluster per fused kernel.
+template <class F, class... Args>
+std::string to_dot(const jit_function<F>& f, const Args&... args) {
+    return detail::inspect(
+        f,
+        [](const auto& t, auto shape) {
+            using prog = typename std::remove_cvref_t<decltype(t)>::prog;
+            return graph::dot_text<prog>(t.nodes, std::remove_cvref_t<decltype(t)>::roots, shape);
+        },
+        args...);
+}
+
+/// Standalone C++ source of the graph's fused kernels (see graph::cpp_text for their signature).
+template <class F, class... Args>
+std::string to_cpp(const jit_function<F>& f, const Args&... args) {
+    graph::trace<F, Args...> t(f.function(), args...);
+    using prog = typename decltype(t)::prog;
+    return graph::cpp_text<prog>(t.nodes, decltype(t)::roots);
+}
+
+/// staticpy.jit(fn): fn traced into a static graph on each call (GRAPH_MODE), or run eagerly
+/// (PYNATIVE_MODE). fn is any callable, usually a generic lambda.
+///   auto f = staticpy::jit([](auto x) { return sigmoid(x) * x; });
+template <class F>
+jit_function<std::decay_t<F>> jit(F&& f) {
+    return jit_function<std::decay_t<F>>(std::forward<F>(f));
+}
+
+} // namespace staticpy
