@@ -81,6 +81,11 @@ constexpr std::array<std::size_t, sizeof...(Ts) + 1> leaf_offsets() {
     return a;
 }
 
+template <class X>
+struct is_std_tuple : std::false_type {};
+template <class... Ts>
+struct is_std_tuple<std::tuple<Ts...>> : std::true_type {};
+
 /// The traced stand-in for argument x whose first tensor is input I.
 template <std::size_t I, class X>
 auto symbolic(const X& x) {
@@ -89,8 +94,7 @@ auto symbolic(const X& x) {
         return Tracer<input<I, typename U::value_type, typename U::shape_type>>{};
     } else if constexpr (std::is_floating_point_v<U>) {
         return Tracer<scalar<U>>{{x, {}}};
-    } else if constexpr (requires { typename std::tuple_size<U>::type; } &&
-                         !std::is_same_v<U, std::array<typename U::value_type, U{}.size()>>) {
+    } else if constexpr (is_std_tuple<U>::value) {
         return [&]<class... Ts>(const std::tuple<Ts...>& t) {
             constexpr auto off = leaf_offsets<Ts...>();
             return [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -153,7 +157,7 @@ auto roots_of(const X& x) {
     else if constexpr (requires { x.entries; })
         return hana::unpack(x.entries,
                             [](const auto&... p) { return std::tuple_cat(roots_of(p.value)...); });
-    else if constexpr (requires { std::tuple_size<U>::value; } && !is_tensor_v<U>)
+    else if constexpr (is_std_tuple<U>::value)
         return std::apply([](const auto&... e) { return std::tuple_cat(roots_of(e)...); }, x);
     else
         return std::tuple<>{};
@@ -209,7 +213,7 @@ auto rebuild(const X& x, Outputs& outs) {
             }
             (std::make_index_sequence<sizeof...(p)>{});
         });
-    } else if constexpr (requires { std::tuple_size<U>::value; } && !is_tensor_v<U>) {
+    } else if constexpr (is_std_tuple<U>::value) {
         return [&]<class... Ts>(const std::tuple<Ts...>& t) {
             constexpr auto counts = std::array<std::size_t, sizeof...(Ts) + 1>{
                 tracer_leaves<Ts>::value..., 0};

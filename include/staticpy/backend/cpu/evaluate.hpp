@@ -161,6 +161,8 @@ public:
     template <std::size_t S, class Out>
     void value_into(Out& out) {
         using node = typename Prog::template node_at<S>;
+        static_assert(Out::rank == node::shape_type::rank,
+                      "staticpy: RuntimeError: into(): the output's rank is not the result's");
         const auto s = shape_of<S>();
         if (!std::equal(s.sizes().begin(), s.sizes().end(), out.sizes().begin(),
                         out.sizes().end()))
@@ -436,7 +438,7 @@ private:
         }
         // The inner dim is reduced: a vector of partial results per block of the run, folded
         // into the (double, for floats) accumulator after each block, so long runs stay exact.
-        constexpr std::int64_t block = 8192;
+        constexpr std::int64_t block = 512;
         for (std::int64_t start = 0; start < len; start += block) {
             const std::int64_t n = std::min(block, len - start);
 #if STATICPY_HAS_XSIMD

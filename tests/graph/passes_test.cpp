@@ -1,0 +1,188 @@
+// The compile-time passes, read off the graph's type: constant folding, algebraic simplification,
+// common-subexpression elimination, fusion regions, matmul epilogues; and the three views of a
+// graph: dump (IR text), to_dot and to_cpp.
+
+#include "graph_test_support.hpp"
+
+#include <string>
+#include <type_traits>
+
+using namespace staticpy;
+using namespace staticpy::literals;
+using graph_test::both_modes;
+
+namespace {
+
+template <class F, class... Args>
+using program_t = typename graph::trace<F, Args...>::prog;
+
+using X = Tensor<float, static_shape<4, 8>>;
+using I = Tensor<std::int32_t, static_shape<4, 8>>;
+
+/// The node type of slot S.
+template <class Prog, std::size_t S>
+using node_t = typename Prog::template node_at<S>;
+
+template <class Prog>
+constexpr std::size_t materialized_count() {
+    std::size_t n = 0;
+    for (std::size_t s = 0; s < Prog::size; ++s)
+        n += Prog::materialized[s];
+    return n;
+}
+
+} // namespace
+
+TEST_CASE("passes: x * 1, x + 0, x - 0, x / 1, 1 * x, 0 + x, pow(x, 1) leave x") {
+    auto identity = [](auto x) { return ((1_c * (x * 1_c + 0_c) - 0_c) / 1_c + 0.0_c) * 1.0_c; };
+    using P = program_t<decltype(identity), X>;
+    STATIC_REQUIRE(P::size == 1); // just the input
+    auto p1 = [](auto x) { return pow(x, 1_c); };
+    STATIC_REQUIRE(program_t<decltype(p1), X>::size == 1);
+    auto x = randn(4_c, 8_c);
+    both_modes(jit(identity), x);
+}
+
+TEST_CASE("passes: a simplification that would change the dtype keeps it with a cast") {
+    // int32 * 1.0 is float32 in PyTorch: the node becomes cast<float>(x), not x.
+    auto f = [](auto x) { return x * 1.0_c; };
+    using P = program_t<decltype(f), I>;
+    STATIC_REQUIRE(P::size == 2);
+    STATIC_REQUIRE(std::is_same_v<typename node_t<P, 1>::functor, fn::cast<float>>);
+    auto i = cast<std::int32_t>(arange(32).reshape(4_c, 8_c));
+    both_modes(jit(f), i);
+}
+
+TEST_CASE("passes: --x, relu(relu(x)), abs(abs(x)), abs(-x), pow(x, 2), x - x") {
+    auto neg2 = [](auto x) { return -(-x); };
+    STATIC_REQUIRE(program_t<decltype(neg2), X>::size == 1);
+    auto relu2 = [](auto x) { return relu(relu(x)); };
+    STATIC_REQUIRE(program_t<decltype(relu2), X>::size == 2);
+    auto abs_neg = [](auto x) { return abs(abs(-x)); };
+    using PA = program_t<decltype(abs_neg), X>;
+    STATIC_REQUIRE(PA::size == 2);
+    STATIC_REQUIRE(std::is_same_v<typename node_t<PA, 1>::functor, fn::abs>);
+    auto square = [](auto x) { return pow(x, 2_c); };
+    using PS = program_t<decltype(square), X>;
+    STATIC_REQUIRE(std::is_same_v<typename node_t<PS, 1>::functor, fn::mul>);
+    auto zero = [](auto x) { return exp(x) - exp(x); };
+    using PZ = program_t<decltype(zero), X>;
+    STATIC_REQUIRE(std::is_same_v<typename node_t<PZ, PZ::size - 1>::functor, fn::zeros_like>);
+    auto x = randn(4_c, 8_c);
+    both_modes(jit(neg2), x);
+    both_modes(jit(relu2), x);
+    both_modes(jit(abs_neg), x);
+    both_modes(jit(square), x);
+    both_modes(jit(zero), x);
+    // A rewrite that enables another: -(-(x + 0)) -> -(-x) -> x.
+    auto chain = [](auto x) { return -(-(x + 0_c)); };
+    STATIC_REQUIRE(program_t<decltype(chain), X>::size == 1);
+}
+
+TEST_CASE("passes: x - y is not x - x, and run-time scalars are not assumed equal") {
+    auto f = [](auto x, auto y) { return x - y; };
+    using P = program_t<decltype(f), X, X>;
+    STATIC_REQUIRE(std::is_same_v<typename node_t<P, 2>::functor, fn::sub>);
+    auto g = [](auto x) { return x * 2.0f - x * 3.0f; }; // same types, different values
+    using PG = program_t<decltype(g), X>;
+    STATIC_REQUIRE(std::is_same_v<typename node_t<PG, PG::size - 1>::functor, fn::sub>);
+    auto x = randn(4_c, 8_c);
+    both_modes(jit(g), x);
+}
+
+TEST_CASE("passes: constant folding, at compile time and once per call") {
+    // Compile-time constants fold into one constant node: x * 6.
+    auto f = [](auto x) { return x * (2_c * 3_c + 0_c); };
+    auto ct = [](auto x) {
+        using node = graph::ew<fn::mul, std::remove_cvref_t<decltype(x.node)>,
+                               graph::constant<int_<6>>>;
+        return graph::traced(node{{x.node, {}}});
+    };
+    STATIC_REQUIRE(std::is_same_v<program_t<decltype(f), X>, program_t<decltype(ct), X>>);
+    // Run-time numbers (traced float arguments) fold into one scalar: a * b is computed once.
+    auto h = [](auto x, auto a, auto b) { return x * (a * b + 1.0f); };
+    using P = program_t<decltype(h), X, float, float>;
+    STATIC_REQUIRE(P::size == 3); // x, the folded scalar, the mul
+    STATIC_REQUIRE(graph::is_number_node_v<node_t<P, 1>>);
+    auto x = randn(4_c, 8_c);
+    auto r = both_modes(jit(h), x, 2.0f, 3.0f);
+    graph_test::require_same(r, x * 7.0f);
+}
+
+TEST_CASE("passes: common subexpressions are evaluated once") {
+    auto f = [](auto x, auto w) {
+        auto h = tanh(x * w);
+        return h * h + tanh(x * w) * sigmoid(x * w);
+    };
+    using P = program_t<decltype(f), X, X>;
+    // x, w, mul, tanh, mul(h, h), sigmoid, mul(tanh, sigmoid), add
+    STATIC_REQUIRE(P::size == 8);
+    auto x = randn(4_c, 8_c);
+    auto w = randn(4_c, 8_c);
+    both_modes(jit(f), x, w);
+    const std::string ir = dump(jit(f), x, w);
+    CHECK(ir.find("%2 = mul(%0, %1)") != std::string::npos);
+    CHECK(ir.find("%3 = tanh(%2)") != std::string::npos);
+    CHECK(ir.find("%4 = mul(%3, %3)") != std::string::npos);
+    CHECK(ir.find("tanh(", ir.find("%3 = tanh(") + 10) == std::string::npos); // one tanh
+}
+
+TEST_CASE("passes: all elementwise work of an output is one kernel; reductions fuse their "
+          "producers") {
+    auto f = [](auto x, auto y) { return (x * y + 1.0f).sum(); };
+    using P = program_t<decltype(f), X, X>;
+    // Only the inputs and the sum are materialized: x * y + 1 is never written anywhere.
+    STATIC_REQUIRE(materialized_count<P>() == 3);
+    STATIC_REQUIRE(graph::region<P, P::size - 2>::member[2]);
+    auto x = randn(4_c, 8_c);
+    auto y = randn(4_c, 8_c);
+    const std::string ir = dump(jit(f), x, y);
+    CHECK(ir.find("# kernel 0: reduce %2 %3 %4 into %5") != std::string::npos);
+    CHECK(ir.find("# kernel 1") == std::string::npos); // one loop in all
+    auto g = [](auto x, auto y) { return sigmoid(tanh(x * y) * 2.0f - y) / (1.0f + abs(x)); };
+    CHECK(dump(jit(g), x, y).find("# kernel 1") == std::string::npos);
+}
+
+TEST_CASE("inspect: dump prints one node per line with dtypes and shapes") {
+    auto f = jit([](auto x, auto w) { return relu(x * w + 1.0f).sum(1_c); });
+    auto x = ones(3_c, 4_c);
+    auto w = ones(std::int64_t{4});
+    const std::string expected = "graph(%0: float32[3, 4], %1: float32[4]) {\n"
+                                 "  %2 = mul(%0, %1) : float32[3, 4]\n"
+                                 "  %3 = scalar 1.0 : float32[]\n"
+                                 "  %4 = add(%2, %3) : float32[3, 4]\n"
+                                 "  %5 = relu(%4) : float32[3, 4]\n"
+                                 "  %6 = reduce_sum(%5, dims=[1]) : float32[3]\n"
+                                 "  return %6\n"
+                                 "  # kernel 0: reduce %2 %3 %4 %5 into %6\n"
+                                 "}\n";
+    CHECK(dump(f, x, w) == expected);
+    auto m = jit([](auto a, auto b) { return a.matmul(b).softmax(-1_c); });
+    const std::string ir = dump(m, ones(2_c, 3_c), ones(3_c, 5_c));
+    CHECK(ir.find("%2 = matmul(%0, %1) : float32[2, 5]") != std::string::npos);
+    CHECK(ir.find("%3 = softmax(%2, -1) : float32[2, 5]") != std::string::npos);
+}
+
+TEST_CASE("inspect: to_dot is Graphviz with a cluster per fused kernel") {
+    auto f = jit([](auto x) { return list(exp(x).sum(), exp(x) * 2.0f); });
+    const std::string dot = to_dot(f, ones(3_c));
+    CHECK(dot.rfind("digraph staticpy {\n", 0) == 0);
+    CHECK(dot.find("subgraph cluster_0 {") != std::string::npos);
+    CHECK(dot.find("subgraph cluster_1 {") != std::string::npos);
+    CHECK(dot.find("n0 -> n1;") != std::string::npos);
+    CHECK(dot.find("[label=\"%1 = exp(%0)\\nfloat32[3]\"]") != std::string::npos);
+    CHECK(dot.find("out0 [shape=ellipse, label=\"output 0\"];") != std::string::npos);
+    CHECK(dot.substr(dot.size() - 2) == "}\n");
+}
+
+TEST_CASE("inspect: to_cpp emits each fused kernel as C++ through the functors' cpp()") {
+    auto f = jit([](auto x, auto a) { return sigmoid(x * a).sum(0_c); });
+    const std::string src = to_cpp(f, ones(2_c, 3_c), 0.5f);
+    CHECK(src.find("#include <cmath>") != std::string::npos);
+    CHECK(src.find("void kernel_0(std::int64_t numel, int rank, const std::int64_t* sizes, "
+                   "const float* in0, const std::int64_t* in0_strides, float p1, double* out, "
+                   "const std::int64_t* out_strides)") != std::string::npos);
+    CHECK(src.find("const float v2 = (v0 * v1);") != std::string::npos);
+    CHECK(src.find("const float v3 = (1 / (1 + std::exp((-v2))));") != std::string::npos);
+    CHECK(src.find("out[o_out] += value;") != std::string::npos);
+}
