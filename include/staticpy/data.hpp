@@ -1,0 +1,5 @@
+#pragma once
+// Data loading, as PyTorch's torch.utils.data.   #include <staticpy/data.hpp>
+
+#include "staticpy/data/dataset.hpp"
+#include "staticpy/data/sampler.hpp"
