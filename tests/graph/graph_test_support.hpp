@@ -47,6 +47,19 @@ void require_same(const staticpy::Tensor<T, S>& a, const staticpy::Tensor<U, S2>
     }
 }
 
+/// both_modes with an absolute tolerance: sums of many terms that cancel are exact in eager mode
+/// (double accumulators) and within float rounding of the terms' size in graph mode.
+template <class F, class... Args>
+auto both_modes_within(double atol, const F& f, const Args&... args) {
+    mode_guard guard;
+    staticpy::set_context(staticpy::GRAPH_MODE);
+    auto graph = f(args...);
+    staticpy::set_context(staticpy::PYNATIVE_MODE);
+    auto eager = f(args...);
+    require_same(graph, eager, 1e-5, atol);
+    return graph;
+}
+
 /// f in graph mode and in PyNative mode gives the same result type and numbers; returns the
 /// graph-mode result.
 template <class F, class... Args>

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "staticpy/backend/cpu/fused.hpp"
+#include "staticpy/backend/cpu/softmax.hpp"
 #include "staticpy/graph/program.hpp"
 #include "staticpy/tensor/broadcast.hpp"
 #include "staticpy/tensor/ops.hpp"
@@ -89,6 +90,14 @@ A reduce_combine(A acc, A v) {
     else
         return fn::add::apply(acc, v);
 }
+
+/// 1 for softmax, 2 for log_softmax, 0 for any other opaque op.
+template <class Op>
+struct softmax_kind : std::integral_constant<int, 0> {};
+template <class... A>
+struct softmax_kind<graph::softmax_op<A...>> : std::integral_constant<int, 1> {};
+template <class... A>
+struct softmax_kind<graph::log_softmax_op<A...>> : std::integral_constant<int, 2> {};
 
 /// Whether writing `out` element by element while reading `in` could read an element already
 /// written: their memory overlaps and they are not the very same view.
@@ -244,9 +253,36 @@ private:
             } else if constexpr (requires { typename node_t::shapes; }) {
                 out = staticpy::matmul(operand_tensor<ops[0]>(), operand_tensor<ops[1]>());
             } else {
-                out = node<S>().op(operand_tensor<ops[0]>());
+                out = opaque<S>(operand_tensor<ops[0]>());
             }
         }
+    }
+
+    /// An opaque op: its eager implementation, but softmax/log_softmax over the last dim of
+    /// floating rows run the backend's row kernel.
+    template <std::size_t S, class In>
+    auto opaque(const In& t) const {
+        using op_t = typename Prog::template node_at<S>::op_type;
+        using T = typename In::value_type;
+        if constexpr (detail::softmax_kind<op_t>::value != 0 && std::is_floating_point_v<T> &&
+                      In::rank >= 1) {
+            const auto& d = std::get<0>(node<S>().op.args);
+            std::int64_t dim = 0;
+            if constexpr (is_int_constant_v<std::remove_cvref_t<decltype(d)>>)
+                dim = std::remove_cvref_t<decltype(d)>::value;
+            else
+                dim = static_cast<std::int64_t>(d);
+            const auto rank = static_cast<std::int64_t>(In::rank);
+            if ((dim == -1 || dim == rank - 1) && t.numel() > 0) {
+                const auto c = t.contiguous();
+                In out(t.shape());
+                const std::int64_t cols = t.sizes()[In::rank - 1];
+                softmax_rows<detail::softmax_kind<op_t>::value == 2>(c.data(), out.data(),
+                                                                     t.numel() / cols, cols);
+                return out;
+            }
+        }
+        return node<S>().op(t);
     }
 
     // ---- fused elementwise: store ------------------------------------------------------------
@@ -438,23 +474,30 @@ private:
         }
         // The inner dim is reduced: a vector of partial results per block of the run, folded
         // into the (double, for floats) accumulator after each block, so long runs stay exact.
-        constexpr std::int64_t block = 512;
+        constexpr std::int64_t block = 2048;
         for (std::int64_t start = 0; start < len; start += block) {
             const std::int64_t n = std::min(block, len - start);
 #if STATICPY_HAS_XSIMD
             if constexpr (kernel_t<Operand>::simd) {
                 using B = typename kernel_t<Operand>::batch;
-                B part(static_cast<T>(detail::reduce_identity<K, A>()));
-                k.run(off, n, inner, scalar_sink, [&](std::int64_t, const B& b) {
+                const B identity(static_cast<T>(detail::reduce_identity<K, A>()));
+                auto combine = [](const B& x, const B& y) {
                     if constexpr (K == graph::reduce_kind::prod)
-                        part = part * b;
+                        return x * y;
                     else if constexpr (K == graph::reduce_kind::amax)
-                        part = simd_op<fn::maximum>::apply(part, b);
+                        return simd_op<fn::maximum>::apply(x, y);
                     else if constexpr (K == graph::reduce_kind::amin)
-                        part = simd_op<fn::minimum>::apply(part, b);
+                        return simd_op<fn::minimum>::apply(x, y);
                     else
-                        part = part + b;
-                });
+                        return x + y;
+                };
+                B part = identity;
+                const std::int64_t done = k.fold_run(off, n, inner, part, identity, combine);
+                auto rest = off;
+                for (std::size_t j = 0; j < L; ++j)
+                    rest[j] += done * inner[j];
+                k.run(rest, n - done, inner, scalar_sink,
+                      [&](std::int64_t, const B& b) { part = combine(part, b); });
                 alignas(64) T tmp[B::size];
                 part.store_aligned(tmp);
                 for (std::size_t l = 0; l < B::size; ++l)
