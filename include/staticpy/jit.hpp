@@ -233,6 +233,13 @@ auto rebuild(const X& x, Outputs& outs) {
     }
 }
 
+template <bool Speculative, class Tuple>
+struct program_of_tuple;
+template <bool Speculative, class... R>
+struct program_of_tuple<Speculative, std::tuple<R...>> {
+    using type = program_of<Speculative, R...>;
+};
+
 /// A traced call: the symbolic arguments, the traced result, its simplified output nodes, the
 /// program they number to, and the node pointers for the evaluator. What dump() prints and what
 /// a jit call evaluates.
@@ -248,26 +255,50 @@ struct trace {
     using result_type = decltype(std::apply(std::declval<const F&>(),
                                             std::declval<symbolic_args>()));
     using roots_type = decltype(roots_of(std::declval<const result_type&>()));
-    using simplified_type = decltype(std::apply(
-        [](const auto&... r) { return std::tuple{simplify(r)...}; }, std::declval<roots_type>()));
-    using numbered = decltype(std::apply(
-        []<class... R>(const R&...) { return program_of<R...>{}; },
-        std::declval<simplified_type>()));
-    using prog = typename numbered::prog;
-    static constexpr auto roots = numbered::roots;
+    // No lambda in these unevaluated operands: g++ 12 then drops return statements that name
+    // the types (a lambda's closure type is a new type each time it is met).
+    template <class... R>
+    static auto simplify_all(const std::tuple<R...>& roots) {
+        return std::apply([](const auto&... r) { return std::tuple{simplify(r)...}; }, roots);
+    }
+    using simplified_type = decltype(simplify_all(std::declval<roots_type>()));
+    using spec_numbered = typename program_of_tuple<true, simplified_type>::type;
+    using exact_numbered = typename program_of_tuple<false, simplified_type>::type;
+    /// The program when every merged run-time attribute is equal (the usual case: the same
+    /// scalar or dim written in several places), and the exact one otherwise.
+    using prog = typename spec_numbered::prog;
+    using exact_prog = typename exact_numbered::prog;
 
     result_type result;
     simplified_type outputs;
-    node_pointers_t<prog> nodes;
     decltype(std::tuple_cat(tensors_of(std::declval<const Args&>())...)) inputs;
 
     trace(const F& f, const Args&... args)
         : result(std::apply(f, symbolic_args_of(std::index_sequence_for<Args...>{}, args...))),
-          outputs(std::apply([](const auto&... r) { return std::tuple{simplify(r)...}; },
-                             roots_of(result))),
-          nodes(std::apply([](const auto&... r) { return collect_nodes<prog>(r...); }, outputs)),
+          outputs(simplify_all(roots_of(result))),
           inputs(std::tuple_cat(tensors_of(args)...)) {}
-    trace(const trace&) = delete; // nodes points into outputs
+    trace(const trace&) = delete;
+
+    template <class P, bool Speculative>
+    node_pointers_t<P> collect(bool& equal) const {
+        return std::apply(
+            [&](const auto&... r) { return collect_nodes<P, Speculative>(equal, r...); }, outputs);
+    }
+
+    /// Calls run(tag, node pointers) with the program this call's values allow: the speculative
+    /// one when the payloads it merged are equal, else the exact one. tag is a
+    /// std::type_identity of a program_of (its ::prog, and its output slots ::roots).
+    /// R is run's return type (spelt out: g++ 12 cannot deduce it here).
+    template <class R, class Run>
+    R with_program(Run&& run) const {
+        // When both programs are one type, the second call instantiates nothing new.
+        bool equal = true;
+        const auto spec = collect<prog, true>(equal);
+        if (equal)
+            return run(std::type_identity<spec_numbered>{}, spec);
+        const auto exact = collect<exact_prog, false>(equal);
+        return run(std::type_identity<exact_numbered>{}, exact);
+    }
 };
 
 } // namespace graph
@@ -286,15 +317,17 @@ public:
         if (get_context() == PYNATIVE_MODE)
             return eager_t(f_(args...));
         graph::trace<F, Args...> t(f_, args...);
-        backend::cpu::evaluator<typename decltype(t)::prog, decltype(t.inputs)> ev(t.nodes,
-                                                                                  t.inputs);
-        ev.materialize_all();
-        constexpr auto roots = decltype(t)::roots;
-        auto outs = [&]<std::size_t... K>(std::index_sequence<K...>) {
-            return std::tuple{ev.template value<roots[K]>()...};
-        }
-        (std::make_index_sequence<roots.size()>{});
-        return eager_t(graph::rebuild<0>(t.result, outs));
+        return t.template with_program<eager_t>([&](auto tag, const auto& nodes) -> eager_t {
+            using numbered = typename decltype(tag)::type;
+            using P = typename numbered::prog;
+            backend::cpu::evaluator<P, decltype(t.inputs)> ev(nodes, t.inputs);
+            ev.materialize_all();
+            auto outs = [&]<std::size_t... K>(std::index_sequence<K...>) {
+                return std::tuple{ev.template value<numbered::roots[K]>()...};
+            }
+            (std::make_index_sequence<numbered::roots.size()>{});
+            return eager_t(graph::rebuild<0>(t.result, outs));
+        });
     }
 
     /// Evaluates the function's one output into `out` (same sizes; any strides) without
@@ -306,13 +339,15 @@ public:
             return;
         }
         graph::trace<F, Args...> t(f_, args...);
-        static_assert(decltype(t)::roots.size() == 1,
-                      "staticpy: TypeError: into() takes a function with one output");
-        backend::cpu::evaluator<typename decltype(t)::prog, decltype(t.inputs)> ev(t.nodes,
-                                                                                  t.inputs);
-        ev.materialize_all();
-        constexpr std::size_t root = decltype(t)::roots[0];
-        ev.template value_into<root>(out);
+        t.template with_program<void>([&](auto tag, const auto& nodes) {
+            using numbered = typename decltype(tag)::type;
+            static_assert(numbered::roots.size() == 1,
+                          "staticpy: TypeError: into() takes a function with one output");
+            backend::cpu::evaluator<typename numbered::prog, decltype(t.inputs)> ev(nodes,
+                                                                                   t.inputs);
+            ev.materialize_all();
+            ev.template value_into<numbered::roots[0]>(out);
+        });
     }
 
     const F& function() const { return f_; }
@@ -322,23 +357,27 @@ private:
 };
 
 namespace detail {
-/// Traces f with args, evaluates it once (for every node's shape) and hands the trace and each
-/// slot's "float32[3, 4]" to `print`.
+/// Traces f with args, evaluates it once (for every node's shape) and hands the program, its
+/// nodes, its outputs and each slot's "float32[3, 4]" to `print`.
 template <class F, class... Args, class Print>
 std::string inspect(const jit_function<F>& f, Print&& print, const Args&... args) {
     graph::trace<F, Args...> t(f.function(), args...);
-    using prog = typename decltype(t)::prog;
-    backend::cpu::evaluator<prog, decltype(t.inputs)> ev(t.nodes, t.inputs);
-    ev.materialize_all();
-    std::array<std::string, prog::size> shapes;
-    [&]<std::size_t... S>(std::index_sequence<S...>) {
-        ((shapes[S] = std::string(dtype_name(
-                          dtype_of_v<typename prog::template node_at<S>::value_type>)) +
-                      sizes_text(ev.template shape_of<S>().sizes())),
-         ...);
-    }
-    (std::make_index_sequence<prog::size>{});
-    return print(t, [&](std::size_t s) { return shapes[s]; });
+    return t.template with_program<std::string>([&](auto tag, const auto& nodes) -> std::string {
+        using P = typename decltype(tag)::type::prog;
+        constexpr auto roots = decltype(tag)::type::roots;
+        backend::cpu::evaluator<P, decltype(t.inputs)> ev(nodes, t.inputs);
+        ev.materialize_all();
+        std::array<std::string, P::size> shapes;
+        [&]<std::size_t... S>(std::index_sequence<S...>) {
+            ((shapes[S] = std::string(dtype_name(
+                              dtype_of_v<typename P::template node_at<S>::value_type>)) +
+                          sizes_text(ev.template shape_of<S>().sizes())),
+             ...);
+        }
+        (std::make_index_sequence<P::size>{});
+        return print(std::type_identity<P>{}, nodes, roots,
+                     [&](std::size_t s) { return shapes[s]; });
+    });
 }
 } // namespace detail
 
@@ -349,9 +388,8 @@ template <class F, class... Args>
 std::string dump(const jit_function<F>& f, const Args&... args) {
     return detail::inspect(
         f,
-        [](const auto& t, auto shape) {
-            using prog = typename std::remove_cvref_t<decltype(t)>::prog;
-            return graph::ir_text<prog>(t.nodes, std::remove_cvref_t<decltype(t)>::roots, shape);
+        [](auto tag, const auto& nodes, const auto& roots, auto shape) {
+            return graph::ir_text<typename decltype(tag)::type>(nodes, roots, shape);
         },
         args...);
 }
@@ -361,9 +399,8 @@ template <class F, class... Args>
 std::string to_dot(const jit_function<F>& f, const Args&... args) {
     return detail::inspect(
         f,
-        [](const auto& t, auto shape) {
-            using prog = typename std::remove_cvref_t<decltype(t)>::prog;
-            return graph::dot_text<prog>(t.nodes, std::remove_cvref_t<decltype(t)>::roots, shape);
+        [](auto tag, const auto& nodes, const auto& roots, auto shape) {
+            return graph::dot_text<typename decltype(tag)::type>(nodes, roots, shape);
         },
         args...);
 }
@@ -372,8 +409,10 @@ std::string to_dot(const jit_function<F>& f, const Args&... args) {
 template <class F, class... Args>
 std::string to_cpp(const jit_function<F>& f, const Args&... args) {
     graph::trace<F, Args...> t(f.function(), args...);
-    using prog = typename decltype(t)::prog;
-    return graph::cpp_text<prog>(t.nodes, decltype(t)::roots);
+    return t.template with_program<std::string>([&](auto tag, const auto& nodes) -> std::string {
+        using numbered = typename decltype(tag)::type;
+        return graph::cpp_text<typename numbered::prog>(nodes, numbered::roots);
+    });
 }
 
 /// staticpy.jit(fn): fn traced into a static graph on each call (GRAPH_MODE), or run eagerly

@@ -83,10 +83,32 @@ TEST_CASE("passes: x - y is not x - x, and run-time scalars are not assumed equa
     auto f = [](auto x, auto y) { return x - y; };
     using P = program_t<decltype(f), X, X>;
     STATIC_REQUIRE(std::is_same_v<typename node_t<P, 2>::functor, fn::sub>);
-    auto g = [](auto x) { return x * 2.0f - x * 3.0f; }; // same types, different values
-    using PG = program_t<decltype(g), X>;
-    STATIC_REQUIRE(std::is_same_v<typename node_t<PG, PG::size - 1>::functor, fn::sub>);
+    // Same types, different values: the speculative program merges x * 2 and x * 3, the values
+    // disagree at run time, and the exact program (kept apart) runs.
+    auto g = [](auto x) { return x * 2.0f - x * 3.0f; };
+    using T = graph::trace<decltype(g), X>;
+    STATIC_REQUIRE(T::prog::size == 4);       // x, a scalar, x * s, sub
+    STATIC_REQUIRE(T::exact_prog::size == 6); // x, 2, x * 2, 3, x * 3, sub
     auto x = randn(4_c, 8_c);
+    auto r = both_modes(jit(g), x);
+    graph_test::require_same(r, x * -1.0f);
+    CHECK(dump(jit(g), x).find("%5 = sub(%2, %4)") != std::string::npos);
+}
+
+TEST_CASE("passes: equal run-time scalars and dims merge (speculative CSE, checked per call)") {
+    // h holds a run-time scalar; each use of h is a copy of its tree. The copies merge because
+    // their scalars are equal in this call, so h is evaluated once.
+    auto f = [](auto x, auto s) {
+        auto h = tanh(x * s);
+        return h * h + h.sum(1, True);
+    };
+    auto x = randn(4_c, 8_c);
+    const std::string ir = dump(jit(f), x, 0.5f);
+    CHECK(ir.find("tanh(") == ir.rfind("tanh(")); // one tanh node
+    CHECK(ir.find("%4 = mul(%3, %3)") != std::string::npos);
+    both_modes(jit(f), x, 0.5f);
+    // 0.0 and -0.0 are different payloads (x * -0.0 is -0.0 for positive x)
+    auto g = [](auto t) { return t * 0.0f + t * -0.0f; };
     both_modes(jit(g), x);
 }
 

@@ -12,6 +12,7 @@
 // object of that slot (node_pointers), for the payloads.
 
 #include <array>
+#include <cstring>
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
@@ -82,52 +83,59 @@ struct append<program<Is...>, I> {
     using type = program<Is..., I>;
 };
 
-template <class Node, class Prog>
+template <class Node, class Prog, bool Speculative>
 struct number;
 
-template <class Prog, class Children, std::size_t... Slots>
+template <class Prog, bool Speculative, class Children, std::size_t... Slots>
 struct number_children {
     using prog = Prog;
     using slots = std::index_sequence<Slots...>;
 };
-template <class Prog, class C, class... Cs, std::size_t... Slots>
-struct number_children<Prog, std::tuple<C, Cs...>, Slots...>
-    : number_children<typename number<C, Prog>::prog, std::tuple<Cs...>, Slots...,
-                      number<C, Prog>::slot> {};
+template <class Prog, bool Sp, class C, class... Cs, std::size_t... Slots>
+struct number_children<Prog, Sp, std::tuple<C, Cs...>, Slots...>
+    : number_children<typename number<C, Prog, Sp>::prog, Sp, std::tuple<Cs...>, Slots...,
+                      number<C, Prog, Sp>::slot> {};
 
-template <class Node, class Prog, class Slots>
+template <class Node, class Prog, bool Speculative, class Slots>
 struct number_node;
-template <class Node, class Prog, std::size_t... S>
-struct number_node<Node, Prog, std::index_sequence<S...>> {
-    using key = std::conditional_t<Node::has_payload, unique_key<Prog::size>, node_key<Node, S...>>;
+template <class Node, class Prog, bool Speculative, std::size_t... S>
+struct number_node<Node, Prog, Speculative, std::index_sequence<S...>> {
+    // Speculative numbering merges nodes with payloads too; the payloads are compared when the
+    // graph is collected (collect_nodes), and a mismatch falls back to the exact numbering.
+    using key = std::conditional_t<Node::has_payload && !Speculative, unique_key<Prog::size>,
+                                   node_key<Node, S...>>;
     static constexpr std::size_t slot = find_key<key, Prog>::value;
     using prog = std::conditional_t<slot == Prog::size,
                                     typename append<Prog, instr<Node, key, S...>>::type, Prog>;
 };
 
 /// Numbers Node (its operands first) into Prog: ::prog after it, ::slot its slot.
-template <class Node, class Prog>
+template <class Node, class Prog, bool Speculative>
 struct number {
-    using operands = number_children<Prog, typename Node::children_type>;
-    using result = number_node<Node, typename operands::prog, typename operands::slots>;
+    using operands = number_children<Prog, Speculative, typename Node::children_type>;
+    using result =
+        number_node<Node, typename operands::prog, Speculative, typename operands::slots>;
     using prog = typename result::prog;
     static constexpr std::size_t slot = result::slot;
 };
 
+template <std::size_t... S>
+constexpr std::array<std::size_t, sizeof...(S)> slots_array(std::index_sequence<S...>) {
+    return {S...};
+}
+
 } // namespace detail
 
 /// The program of the graph whose outputs are the nodes Roots..., and the slot of each output.
-///   using P = program_of<Root>;   P::prog::size, P::roots[0]
-template <class... Roots>
+/// Speculative: nodes with run-time attributes are merged too when their types and operands
+/// are equal (valid only when their payloads turn out equal: see collect_nodes).
+///   using P = program_of<false, Root>;   P::prog::size, P::roots[0]
+template <bool Speculative, class... Roots>
 struct program_of {
-    using numbered = detail::number_children<program<>, std::tuple<Roots...>>;
+    using numbered = detail::number_children<program<>, Speculative, std::tuple<Roots...>>;
     using prog = typename numbered::prog;
-    static constexpr std::array<std::size_t, sizeof...(Roots)> roots = [] {
-        return []<std::size_t... S>(std::index_sequence<S...>) {
-            return std::array<std::size_t, sizeof...(S)>{S...};
-        }
-        (typename numbered::slots{});
-    }();
+    static constexpr std::array<std::size_t, sizeof...(Roots)> roots =
+        detail::slots_array(typename numbered::slots{});
 };
 
 /// One pointer per slot of Prog to a node object of that slot (its payload: scalar values, dims).
@@ -140,33 +148,67 @@ struct node_pointers<program<Is...>> {
 template <class Prog>
 using node_pointers_t = typename node_pointers<Prog>::type;
 
-namespace detail {
-template <class Prog, class Ptrs, class Node>
-void collect(const Node& n, Ptrs& ptrs);
+// ---- payload equality: when two nodes of one type are the same value ------------------------------
 
-template <class Prog, std::size_t I, class Ptrs, class... Cs>
-void collect_children(const std::tuple<Cs...>& children, Ptrs& ptrs) {
+template <class T>
+bool payload_equal(const scalar<T>& a, const scalar<T>& b) {
+    // Bitwise: 0.0 and -0.0 differ (x * -0.0), and a NaN is the same NaN.
+    if constexpr (std::is_floating_point_v<T>)
+        return std::memcmp(&a.value, &b.value, sizeof(T)) == 0;
+    else
+        return a.value == b.value;
+}
+template <class T, class S>
+bool payload_equal(const captured<T, S>& a, const captured<T, S>& b) {
+    return a.tensor.data() == b.tensor.data() && a.tensor.sizes() == b.tensor.sizes() &&
+           a.tensor.strides() == b.tensor.strides();
+}
+template <reduce_kind K, bool Keep, class Dim, class C>
+bool payload_equal(const reduce<K, Keep, Dim, C>& a, const reduce<K, Keep, Dim, C>& b) {
+    return reduce<K, Keep, Dim, C>::plan::mask(a.dim) == reduce<K, Keep, Dim, C>::plan::mask(b.dim);
+}
+template <class Op, class C>
+bool payload_equal(const opaque<Op, C>& a, const opaque<Op, C>& b) {
+    if constexpr (requires { a.op.args == b.op.args; })
+        return a.op.args == b.op.args;
+    else
+        return false;
+}
+
+namespace detail {
+template <class Prog, bool Sp, class Ptrs, class Node>
+void collect(const Node& n, Ptrs& ptrs, bool& equal);
+
+template <class Prog, bool Sp, std::size_t I, class Ptrs, class... Cs>
+void collect_children(const std::tuple<Cs...>& children, Ptrs& ptrs, bool& equal) {
     if constexpr (I < sizeof...(Cs)) {
         const auto& c = std::get<I>(children);
-        collect<Prog>(c, ptrs);
-        collect_children<typename number<std::remove_cvref_t<decltype(c)>, Prog>::prog, I + 1>(
-            children, ptrs);
+        collect<Prog, Sp>(c, ptrs, equal);
+        collect_children<typename number<std::remove_cvref_t<decltype(c)>, Prog, Sp>::prog, Sp,
+                         I + 1>(children, ptrs, equal);
     }
 }
 
-/// The run-time mirror of number<Node, Prog>: records each node object at its slot.
-template <class Prog, class Ptrs, class Node>
-void collect(const Node& n, Ptrs& ptrs) {
-    collect_children<Prog, 0>(n.children, ptrs);
-    std::get<number<Node, Prog>::slot>(ptrs) = &n;
+/// The run-time mirror of number<Node, Prog>: records each node object at its slot; a node
+/// merged into a slot whose payload differs clears `equal`.
+template <class Prog, bool Sp, class Ptrs, class Node>
+void collect(const Node& n, Ptrs& ptrs, bool& equal) {
+    collect_children<Prog, Sp, 0>(n.children, ptrs, equal);
+    auto& slot = std::get<number<Node, Prog, Sp>::slot>(ptrs);
+    if constexpr (Node::has_payload)
+        if (slot != nullptr && !payload_equal(*slot, n))
+            equal = false;
+    slot = &n;
 }
 } // namespace detail
 
-/// The final program's node pointers for the output nodes `roots`.
-template <class Final, class... Roots>
-node_pointers_t<Final> collect_nodes(const Roots&... roots) {
+/// The final program's node pointers for the output nodes `roots`; `equal` is cleared when a
+/// speculative numbering merged nodes whose payloads differ (the program is then invalid).
+template <class Final, bool Speculative, class... Roots>
+node_pointers_t<Final> collect_nodes(bool& equal, const Roots&... roots) {
     node_pointers_t<Final> ptrs{};
-    detail::collect_children<program<>, 0>(std::tuple<const Roots&...>(roots...), ptrs);
+    detail::collect_children<program<>, Speculative, 0>(std::tuple<const Roots&...>(roots...),
+                                                        ptrs, equal);
     return ptrs;
 }
 
