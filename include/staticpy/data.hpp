@@ -3,3 +3,5 @@
 
 #include "staticpy/data/dataset.hpp"
 #include "staticpy/data/sampler.hpp"
+#include "staticpy/data/collate.hpp"
+#include "staticpy/data/dataloader.hpp"
