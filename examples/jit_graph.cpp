@@ -23,8 +23,8 @@ int main(int argc, char** argv) {
 
     // The same code runs eagerly (Tensors) or traced (Tracers): it is a generic lambda.
     auto layer = jit([](auto x, auto w, auto b, auto scale) { // scale: a traced float
-        auto h = relu(linear(x, w, b)) * scale;             // matmul, bias and relu in its epilogue
-        auto z = h - h.mean(1_c, True);                     // a reduction fused with its producer
+        auto h = relu(linear(x, w, b)) * scale;          // matmul, bias and relu in its epilogue
+        auto z = h - h.mean(1_c, True);                  // a reduction fused with its producer
         return list(softmax(z, -1_c), (z * z).sum(1_c)); // two outputs; z * z read once
     });
 

@@ -45,17 +45,21 @@ inline std::atomic<int>& context_mode() {
 ///   staticpy::set_context(staticpy::PYNATIVE_MODE);   // debug op by op
 inline void set_context(int mode) {
     if (mode != GRAPH_MODE && mode != PYNATIVE_MODE)
-        throw ValueError("For 'context.set_context', the argument 'mode' should be context.GRAPH_MODE "
-                         "(0) or context.PYNATIVE_MODE (1), but got " +
-                         std::to_string(mode) + ".");
+        throw ValueError(
+            "For 'context.set_context', the argument 'mode' should be context.GRAPH_MODE "
+            "(0) or context.PYNATIVE_MODE (1), but got " +
+            std::to_string(mode) + ".");
     detail::context_mode().store(mode);
 }
 /// The current mode.
-inline int get_context() { return detail::context_mode().load(); }
+inline int get_context() {
+    return detail::context_mode().load();
+}
 
 namespace graph {
 
-// ---- arguments: tensors become inputs, floats scalars, containers are walked ---------------------
+// ---- arguments: tensors become inputs, floats scalars, containers are walked
+// ---------------------
 
 template <class X>
 struct tensor_leaves : std::integral_constant<std::size_t, is_tensor_v<X> ? 1 : 0> {};
@@ -115,8 +119,9 @@ auto symbolic(const X& x) {
             constexpr auto off = leaf_offsets<std::remove_cvref_t<decltype(p.value)>...>();
             return [&]<std::size_t... K>(std::index_sequence<K...>) {
                 auto items = hana::make_tuple(pair(p.key, symbolic<I + off[K]>(p.value))...);
-                return dict_t<std::remove_cvref_t<decltype(pair(p.key, symbolic<I + off[K]>(
-                                                                           p.value)))>...>(items);
+                return dict_t<
+                    std::remove_cvref_t<decltype(pair(p.key, symbolic<I + off[K]>(p.value)))>...>(
+                    items);
             }
             (std::make_index_sequence<sizeof...(p)>{});
         });
@@ -125,12 +130,13 @@ auto symbolic(const X& x) {
     }
 }
 
-/// The tensors of an argument, in the order symbolic() numbered them.
+/// The tensors of an argument, in the order symbolic() numbered them (references: the trace
+/// lives for one call, inside the arguments' lifetime).
 template <class X>
 auto tensors_of(const X& x) {
     using U = std::remove_cvref_t<X>;
     if constexpr (is_tensor_v<U>)
-        return std::tuple<U>{x};
+        return std::tuple<const U&>{x};
     else if constexpr (tensor_leaves_v<U> == 0)
         return std::tuple<>{};
     else if constexpr (requires { x.elements; })
@@ -143,7 +149,8 @@ auto tensors_of(const X& x) {
         return std::apply([](const auto&... e) { return std::tuple_cat(tensors_of(e)...); }, x);
 }
 
-// ---- results: Tracers become outputs -------------------------------------------------------------
+// ---- results: Tracers become outputs
+// -------------------------------------------------------------
 
 /// The output nodes of a traced result, in order (Tracers in tuples, lists and dicts).
 template <class X>
@@ -215,8 +222,8 @@ auto rebuild(const X& x, Outputs& outs) {
         });
     } else if constexpr (is_std_tuple<U>::value) {
         return [&]<class... Ts>(const std::tuple<Ts...>& t) {
-            constexpr auto counts = std::array<std::size_t, sizeof...(Ts) + 1>{
-                tracer_leaves<Ts>::value..., 0};
+            constexpr auto counts =
+                std::array<std::size_t, sizeof...(Ts) + 1>{tracer_leaves<Ts>::value..., 0};
             constexpr auto start = [&] {
                 std::array<std::size_t, sizeof...(Ts) + 1> s{};
                 for (std::size_t i = 0; i < sizeof...(Ts); ++i)
@@ -252,8 +259,8 @@ struct trace {
     }
     using symbolic_args = decltype(symbolic_args_of(std::index_sequence_for<Args...>{},
                                                     std::declval<const Args&>()...));
-    using result_type = decltype(std::apply(std::declval<const F&>(),
-                                            std::declval<symbolic_args>()));
+    using result_type =
+        decltype(std::apply(std::declval<const F&>(), std::declval<symbolic_args>()));
     using roots_type = decltype(roots_of(std::declval<const result_type&>()));
     // No lambda in these unevaluated operands: g++ 12 then drops return statements that name
     // the types (a lambda's closure type is a new type each time it is met).
@@ -320,7 +327,7 @@ public:
         return t.template with_program<eager_t>([&](auto tag, const auto& nodes) -> eager_t {
             using numbered = typename decltype(tag)::type;
             using P = typename numbered::prog;
-            backend::cpu::evaluator<P, decltype(t.inputs)> ev(nodes, t.inputs);
+            backend::cpu::evaluator<P, decltype(t.inputs), numbered::roots> ev(nodes, t.inputs);
             ev.materialize_all();
             auto outs = [&]<std::size_t... K>(std::index_sequence<K...>) {
                 return std::tuple{ev.template value<numbered::roots[K]>()...};
@@ -334,22 +341,34 @@ public:
     /// allocating it: f.into(y, x) is y[...] = f(x). `out` may be one of the arguments.
     template <class Out, class... Args>
     void into(Out& out, const Args&... args) const {
-        if (get_context() == PYNATIVE_MODE) {
-            out.copy_(f_(args...));
-            return;
+        using eager_t = decltype(f_(args...));
+        static_assert(is_tensor_v<eager_t>,
+                      "staticpy: TypeError: into() takes a function with one output");
+        if constexpr (is_tensor_v<eager_t>) {
+            if (get_context() == PYNATIVE_MODE) {
+                out.copy_(f_(args...));
+                return;
+            }
+            into_graph(out, args...);
         }
+    }
+
+private:
+    template <class Out, class... Args>
+    void into_graph(Out& out, const Args&... args) const {
         graph::trace<F, Args...> t(f_, args...);
         t.template with_program<void>([&](auto tag, const auto& nodes) {
             using numbered = typename decltype(tag)::type;
             static_assert(numbered::roots.size() == 1,
                           "staticpy: TypeError: into() takes a function with one output");
-            backend::cpu::evaluator<typename numbered::prog, decltype(t.inputs)> ev(nodes,
-                                                                                   t.inputs);
+            backend::cpu::evaluator<typename numbered::prog, decltype(t.inputs), numbered::roots>
+                ev(nodes, t.inputs);
             ev.materialize_all();
             ev.template value_into<numbered::roots[0]>(out);
         });
     }
 
+public:
     const F& function() const { return f_; }
 
 private:
@@ -365,13 +384,14 @@ std::string inspect(const jit_function<F>& f, Print&& print, const Args&... args
     return t.template with_program<std::string>([&](auto tag, const auto& nodes) -> std::string {
         using P = typename decltype(tag)::type::prog;
         constexpr auto roots = decltype(tag)::type::roots;
-        backend::cpu::evaluator<P, decltype(t.inputs)> ev(nodes, t.inputs);
+        backend::cpu::evaluator<P, decltype(t.inputs), roots> ev(nodes, t.inputs);
         ev.materialize_all();
+        ev.materialize_deferred();
         std::array<std::string, P::size> shapes;
         [&]<std::size_t... S>(std::index_sequence<S...>) {
-            ((shapes[S] = std::string(dtype_name(
-                              dtype_of_v<typename P::template node_at<S>::value_type>)) +
-                          sizes_text(ev.template shape_of<S>().sizes())),
+            ((shapes[S] =
+                  std::string(dtype_name(dtype_of_v<typename P::template node_at<S>::value_type>)) +
+                  sizes_text(ev.template shape_of<S>().sizes())),
              ...);
         }
         (std::make_index_sequence<P::size>{});

@@ -14,6 +14,8 @@
 #include "staticpy/core/print.hpp"
 #include "staticpy/core/repr.hpp"
 #include "staticpy/core/value.hpp"
+#include "staticpy/data.hpp"
+#include "staticpy/jit.hpp"
 #include "staticpy/tensor/creation.hpp"
 #include "staticpy/tensor/dtype.hpp"
 #include "staticpy/tensor/ops.hpp"

@@ -1,6 +1,10 @@
 // expect: staticpy: TypeError: unhashable type: 'list'
 // [1] in d is a TypeError in Python, not False.
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/convert.hpp>
+#include <staticpy/containers/dict.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/containers/slice.hpp>
+#include <staticpy/core/print.hpp>
 
 using namespace staticpy::literals;
 

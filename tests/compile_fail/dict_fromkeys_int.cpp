@@ -1,6 +1,10 @@
 // expect: staticpy: TypeError: 'int' object is not iterable
 // dict.fromkeys(3): Python's TypeError, word for word.
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/convert.hpp>
+#include <staticpy/containers/dict.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/containers/slice.hpp>
+#include <staticpy/core/print.hpp>
 
 using namespace staticpy::literals;
 

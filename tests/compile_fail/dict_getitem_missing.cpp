@@ -1,6 +1,10 @@
 // expect: staticpy: KeyError: the key is not in the dict
 // d["missing"] on a dict without that key: Python's KeyError, at compile time.
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/convert.hpp>
+#include <staticpy/containers/dict.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/containers/slice.hpp>
+#include <staticpy/core/print.hpp>
 
 using namespace staticpy::literals;
 

@@ -1,6 +1,10 @@
 // expect: staticpy: TypeError: d |= e would change the dict's type
 // d |= e where e's value for an existing key has another type: d's type would change.
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/convert.hpp>
+#include <staticpy/containers/dict.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/containers/slice.hpp>
+#include <staticpy/core/print.hpp>
 
 using namespace staticpy::literals;
 

@@ -1,6 +1,10 @@
 // expect: staticpy: KeyError: pop of a key that is not in the dict
 // d.pop("missing") without a default: Python's KeyError (with a default it is fine).
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/convert.hpp>
+#include <staticpy/containers/dict.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/containers/slice.hpp>
+#include <staticpy/core/print.hpp>
 
 using namespace staticpy::literals;
 

@@ -1,6 +1,10 @@
 // expect: staticpy: TypeError: pop expected at most 2 arguments
 // d.pop(k, default, extra): Python's TypeError.
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/convert.hpp>
+#include <staticpy/containers/dict.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/containers/slice.hpp>
+#include <staticpy/core/print.hpp>
 
 using namespace staticpy::literals;
 

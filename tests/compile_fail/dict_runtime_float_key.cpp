@@ -1,6 +1,10 @@
 // expect: staticpy: TypeError: The key should be a compile-time str, int, float, bool or None, but got a run-time float
 // d.get(x) with a run-time double: write 2.5_c.
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/convert.hpp>
+#include <staticpy/containers/dict.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/containers/slice.hpp>
+#include <staticpy/core/print.hpp>
 
 using namespace staticpy::literals;
 

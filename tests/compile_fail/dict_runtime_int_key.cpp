@@ -1,7 +1,11 @@
 // expect: staticpy: TypeError: The key should be a compile-time str, int, float, bool or None, but got a run-time int
 // A key whose value is only known at run time cannot select a compile-time entry (MindSpore's
 // graph mode rejects it too); the message says to write 1_c.
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/convert.hpp>
+#include <staticpy/containers/dict.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/containers/slice.hpp>
+#include <staticpy/core/print.hpp>
 
 using namespace staticpy::literals;
 

@@ -1,7 +1,11 @@
 // expect: staticpy: ValueError: dictionary update sequence element has the wrong length; 2 is required
 // dict([(1, 2, 3)]): Python's "dictionary update sequence element #0 has length 3; 2 is
 // required" (a static_assert cannot format the index and length).
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/convert.hpp>
+#include <staticpy/containers/dict.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/containers/slice.hpp>
+#include <staticpy/core/print.hpp>
 
 using namespace staticpy::literals;
 

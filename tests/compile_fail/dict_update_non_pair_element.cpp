@@ -1,6 +1,10 @@
 // expect: staticpy: TypeError: cannot convert dictionary update sequence element to a sequence
 // d.update([1]): Python's "cannot convert dictionary update sequence element #0 to a sequence".
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/convert.hpp>
+#include <staticpy/containers/dict.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/containers/slice.hpp>
+#include <staticpy/core/print.hpp>
 
 using namespace staticpy::literals;
 

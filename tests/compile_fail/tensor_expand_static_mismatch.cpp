@@ -1,5 +1,7 @@
 // expect: staticpy: RuntimeError: The expanded size of the tensor must match the existing size
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/tensor/creation.hpp>
+#include <staticpy/tensor/ops.hpp>
 
 using namespace staticpy::literals;
 

@@ -1,5 +1,7 @@
 // expect: staticpy: TypeError: keepdim must be known at compile time: write True or False
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/tensor/creation.hpp>
+#include <staticpy/tensor/ops.hpp>
 
 using namespace staticpy;
 using namespace staticpy::literals;

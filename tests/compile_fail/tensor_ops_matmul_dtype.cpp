@@ -1,5 +1,7 @@
 // expect: staticpy: RuntimeError: expected m1 and m2 to have the same dtype
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/tensor/creation.hpp>
+#include <staticpy/tensor/ops.hpp>
 
 using namespace staticpy;
 using namespace staticpy::literals;

@@ -1,5 +1,7 @@
 // expect: staticpy: RuntimeError: std and var only support floating point and complex dtypes
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/tensor/creation.hpp>
+#include <staticpy/tensor/ops.hpp>
 
 using namespace staticpy;
 using namespace staticpy::literals;

@@ -1,5 +1,7 @@
 // expect: staticpy: RuntimeError: The size of tensor a must match the size of tensor b at a
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/tensor/creation.hpp>
+#include <staticpy/tensor/ops.hpp>
 
 using namespace staticpy;
 using namespace staticpy::literals;

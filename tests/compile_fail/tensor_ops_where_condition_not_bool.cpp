@@ -1,5 +1,7 @@
 // expect: staticpy: RuntimeError: where expected condition to be a boolean tensor
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/tensor/creation.hpp>
+#include <staticpy/tensor/ops.hpp>
 
 using namespace staticpy;
 using namespace staticpy::literals;

@@ -1,5 +1,7 @@
 // expect: staticpy: RuntimeError: number of dims don't match in permute
-#include <staticpy/staticpy.hpp>
+#include <staticpy/containers/list.hpp>
+#include <staticpy/tensor/creation.hpp>
+#include <staticpy/tensor/ops.hpp>
 
 using namespace staticpy::literals;
 

@@ -2,13 +2,13 @@
 // on static and dynamic shapes, contiguous and strided inputs, SIMD and tail lengths; composite
 // graphs also against a naive reference. Built twice: with xsimd and with STATICPY_NO_XSIMD.
 
-#include "graph_test_support.hpp"
-
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
+
+#include "graph_test_support.hpp"
 
 using namespace staticpy;
 using namespace staticpy::literals;
@@ -17,7 +17,9 @@ using graph_test::both_modes_within;
 using graph_test::require_same;
 
 namespace {
-Generator gen() { return Generator(1234); }
+Generator gen() {
+    return Generator(1234);
+}
 } // namespace
 
 TEST_CASE("jit: the issue's example in both modes") {
@@ -79,10 +81,10 @@ TEST_CASE("jit: binary ops, scalars on either side, comparisons and where") {
 
 TEST_CASE("jit: NaN propagates through maximum, minimum and relu as in eager mode") {
     const float nan = std::nanf("");
-    auto x = from_vector(std::vector<float>{nan, 1, -1, nan, 2, 3, 4, 5, 6, nan, -7, 8, 9, 10,
-                                            11, 12, 13});
-    auto y = from_vector(std::vector<float>{0, nan, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
-                                            15, nan});
+    auto x = from_vector(
+        std::vector<float>{nan, 1, -1, nan, 2, 3, 4, 5, 6, nan, -7, 8, 9, 10, 11, 12, 13});
+    auto y = from_vector(
+        std::vector<float>{0, nan, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, nan});
     both_modes(jit([](auto a, auto b) { return maximum(a, b); }), x, y);
     both_modes(jit([](auto a, auto b) { return minimum(a, b); }), x, y);
     both_modes(jit([](auto a) { return relu(a); }), x);

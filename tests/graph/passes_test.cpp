@@ -2,10 +2,10 @@
 // common-subexpression elimination, fusion regions, matmul epilogues; and the three views of a
 // graph: dump (IR text), to_dot and to_cpp.
 
-#include "graph_test_support.hpp"
-
 #include <string>
 #include <type_traits>
+
+#include "graph_test_support.hpp"
 
 using namespace staticpy;
 using namespace staticpy::literals;
@@ -116,8 +116,8 @@ TEST_CASE("passes: constant folding, at compile time and once per call") {
     // Compile-time constants fold into one constant node: x * 6.
     auto f = [](auto x) { return x * (2_c * 3_c + 0_c); };
     auto ct = [](auto x) {
-        using node = graph::ew<fn::mul, std::remove_cvref_t<decltype(x.node)>,
-                               graph::constant<int_<6>>>;
+        using node =
+            graph::ew<fn::mul, std::remove_cvref_t<decltype(x.node)>, graph::constant<int_<6>>>;
         return graph::traced(node{{x.node, {}}});
     };
     STATIC_REQUIRE(std::is_same_v<program_t<decltype(f), X>, program_t<decltype(ct), X>>);
@@ -207,4 +207,38 @@ TEST_CASE("inspect: to_cpp emits each fused kernel as C++ through the functors' 
     CHECK(src.find("const float v2 = (v0 * v1);") != std::string::npos);
     CHECK(src.find("const float v3 = (1 / (1 + std::exp((-v2))));") != std::string::npos);
     CHECK(src.find("out[o_out] += value;") != std::string::npos);
+}
+
+TEST_CASE("passes: bias and activation after a matmul run in its epilogue") {
+    auto f = jit([](auto x, auto w, auto b) { return relu(matmul(x, w) + b) * 2.0f; });
+    auto x = randn(std::int64_t{100}, std::int64_t{70});
+    auto w = randn(std::int64_t{70}, std::int64_t{90});
+    auto b = randn(std::int64_t{90});
+    const std::string ir = dump(f, x, w, b);
+    CHECK(ir.find("%2 = matmul(%0, %1) : float32[100, 90]") != std::string::npos);
+    CHECK(ir.find("(epilogue of matmul %2)") != std::string::npos);
+    graph_test::require_same(f(x, w, b), relu(matmul(x, w) + b) * 2.0f, 1e-4, 1e-4);
+    // linear(x, w, b): the transposed weight is a view, the bias add the epilogue
+    auto l = jit([](auto p, auto q, auto r) { return gelu(linear(p, q, r)); });
+    auto wl = randn(std::int64_t{33}, std::int64_t{70});
+    auto bl = randn(std::int64_t{33});
+    CHECK(dump(l, x, wl, bl).find("(epilogue of matmul") != std::string::npos);
+    graph_test::require_same(l(x, wl, bl), gelu(linear(x, wl, bl)), 1e-4, 1e-4);
+    // A matmul that is also an output, or read by a reduction, is materialized instead.
+    auto two = jit([](auto p, auto q) {
+        auto m = matmul(p, q);
+        return list(m, relu(m));
+    });
+    CHECK(dump(two, x, w).find("epilogue") == std::string::npos);
+    auto red = jit([](auto p, auto q) {
+        auto m = matmul(p, q);
+        return relu(m) - m.mean(1_c, True);
+    });
+    CHECK(dump(red, x, w).find("epilogue") == std::string::npos);
+    both_modes(red, x, w);
+    // An operand that broadcasts the result beyond the matmul's shape: no epilogue at run time.
+    auto bc = jit([](auto p, auto q, auto r) { return matmul(p, q) + r; });
+    auto row = randn(std::int64_t{1}, std::int64_t{70});
+    auto col = randn(std::int64_t{5}, std::int64_t{1});
+    graph_test::require_same(bc(row, w, col), matmul(row, w) + col, 1e-4, 1e-4);
 }

@@ -25,7 +25,8 @@
 
 namespace staticpy::graph {
 
-// ---- kernels: which slots each fused loop evaluates -----------------------------------------------
+// ---- kernels: which slots each fused loop evaluates
+// -----------------------------------------------
 
 /// The fused kernels of a program: one per output that is not materialized by a node, one per
 /// reduction (fused with its producers), one per elementwise operand of matmul or an opaque op.
@@ -144,8 +145,8 @@ std::string node_text(const Node& n) {
 /// The IR text: a header with the inputs, one line per other node, the outputs, then the fused
 /// kernels. shape_text(slot) gives each slot's "float32[3, 4]".
 template <class Prog, std::size_t NumRoots, class ShapeText>
-std::string ir_text(const node_pointers_t<Prog>& nodes, const std::array<std::size_t, NumRoots>& roots,
-                    ShapeText&& shape_text) {
+std::string ir_text(const node_pointers_t<Prog>& nodes,
+                    const std::array<std::size_t, NumRoots>& roots, ShapeText&& shape_text) {
     std::string params, body;
     [&]<std::size_t... S>(std::index_sequence<S...>) {
         (
@@ -189,10 +190,19 @@ std::string ir_text(const node_pointers_t<Prog>& nodes, const std::array<std::si
         (std::make_index_sequence<Prog::size>{});
         if (members.empty())
             members = "%" + std::to_string(ks[k].root);
-        if (ks[k].reduction < Prog::size)
+        if (ks[k].reduction < Prog::size) {
             out += "reduce " + members + " into %" + std::to_string(ks[k].reduction) + "\n";
-        else
-            out += "fused " + members + " -> %" + std::to_string(ks[k].root) + "\n";
+        } else {
+            out += "fused " + members + " -> %" + std::to_string(ks[k].root);
+            std::size_t m = Prog::size;
+            [&]<std::size_t... S>(std::index_sequence<S...>) {
+                ((ks[k].root == S ? (void)(m = epilogue_of<Prog, S>(roots)) : void()), ...);
+            }
+            (std::make_index_sequence<Prog::size>{});
+            if (m < Prog::size)
+                out += " (epilogue of matmul %" + std::to_string(m) + ")";
+            out += "\n";
+        }
     }
     return out + "}\n";
 }
@@ -201,7 +211,8 @@ std::string ir_text(const node_pointers_t<Prog>& nodes, const std::array<std::si
 template <class Prog, std::size_t NumRoots, class ShapeText>
 std::string dot_text(const node_pointers_t<Prog>& nodes,
                      const std::array<std::size_t, NumRoots>& roots, ShapeText&& shape_text) {
-    std::string out = "digraph staticpy {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
+    std::string out =
+        "digraph staticpy {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
     const auto plan = kernel_plan<Prog, NumRoots>::kernels(roots);
     const auto& ks = plan.first;
     const std::size_t n = plan.second;
@@ -234,8 +245,7 @@ std::string dot_text(const node_pointers_t<Prog>& nodes,
         ((lines[S] = "n" + std::to_string(S) + " [label=\"%" + std::to_string(S) + " = " +
                      escape(detail::node_text<Prog, S>(*std::get<S>(nodes))) + "\\n" +
                      escape(shape_text(S)) + "\"" +
-                     (Prog::materialized[S] ? ", style=filled, fillcolor=lightgrey" : "") +
-                     "];\n"),
+                     (Prog::materialized[S] ? ", style=filled, fillcolor=lightgrey" : "") + "];\n"),
          ...);
     }
     (std::make_index_sequence<Prog::size>{});
@@ -252,8 +262,8 @@ std::string dot_text(const node_pointers_t<Prog>& nodes,
     }
     for (std::size_t s = 0; s < Prog::size; ++s)
         for (std::size_t k = 0; k < Prog::arity[s]; ++k)
-            out += "  n" + std::to_string(Prog::operand_slots[s][k]) + " -> n" +
-                   std::to_string(s) + ";\n";
+            out += "  n" + std::to_string(Prog::operand_slots[s][k]) + " -> n" + std::to_string(s) +
+                   ";\n";
     for (std::size_t i = 0; i < NumRoots; ++i)
         out += "  out" + std::to_string(i) + " [shape=ellipse, label=\"output " +
                std::to_string(i) + "\"];\n  n" + std::to_string(roots[i]) + " -> out" +
@@ -261,7 +271,8 @@ std::string dot_text(const node_pointers_t<Prog>& nodes,
     return out + "}\n";
 }
 
-// ---- C++ source of the fused kernels --------------------------------------------------------------
+// ---- C++ source of the fused kernels
+// --------------------------------------------------------------
 
 namespace detail {
 
@@ -288,9 +299,9 @@ std::string value_expression(const node_pointers_t<Prog>& nodes) {
                 else
                     return "static_cast<" + std::string(fn::cpp_type_name<C>) + ">(" + v + ")";
             };
-            return node::functor::cpp(
-                operand(ops[I], std::pair<ew_operand_compute_t<node, I>,
-                                          typename Prog::template node_at<ops[I]>::value_type>{})...);
+            return node::functor::cpp(operand(
+                ops[I], std::pair<ew_operand_compute_t<node, I>,
+                                  typename Prog::template node_at<ops[I]>::value_type>{})...);
         }
         (std::make_index_sequence<ops.size()>{});
     }
@@ -337,15 +348,16 @@ void slot_source(const node_pointers_t<Prog>& nodes, std::string& params, std::s
         } else {
             if constexpr (is_number_node_v<node> && !requires { typename node::constant_type; })
                 params += ", " + t + " p" + std::to_string(S);
-            body += "        const " + t + " " + v + " = " + value_expression<Prog, S>(nodes) +
-                    ";\n";
+            body +=
+                "        const " + t + " " + v + " = " + value_expression<Prog, S>(nodes) + ";\n";
         }
     }
 }
 
 /// The source of kernel k: region R, stored or reduced into slot `reduction`.
 template <class Prog, std::size_t R>
-std::string kernel_source(std::size_t k, std::size_t reduction, const node_pointers_t<Prog>& nodes) {
+std::string kernel_source(std::size_t k, std::size_t reduction,
+                          const node_pointers_t<Prog>& nodes) {
     using root_t = typename Prog::template node_at<R>::value_type;
     std::string params = "std::int64_t numel, int rank, const std::int64_t* sizes";
     std::string offsets, loads, body;
@@ -373,9 +385,9 @@ std::string kernel_source(std::size_t k, std::size_t reduction, const node_point
            "        std::int64_t o_out = 0;\n" +
            "        for (std::int64_t d = rank - 1, r = i; d >= 0; --d) {\n" +
            "            const std::int64_t c = r % sizes[d];\n" + "            r /= sizes[d];\n" +
-           offsets + "            o_out += c * out_strides[d];\n        }\n" + body + "        const " +
-           acc_t + " value = static_cast<" + acc_t + ">(v" + std::to_string(R) + ");\n        " +
-           combine + "\n    }\n}\n\n";
+           offsets + "            o_out += c * out_strides[d];\n        }\n" + body +
+           "        const " + acc_t + " value = static_cast<" + acc_t + ">(v" + std::to_string(R) +
+           ");\n        " + combine + "\n    }\n}\n\n";
 }
 
 } // namespace detail
@@ -398,9 +410,9 @@ std::string cpp_text(const node_pointers_t<Prog>& nodes,
     const std::size_t n = plan.second;
     for (std::size_t k = 0; k < n; ++k)
         [&]<std::size_t... R>(std::index_sequence<R...>) {
-            ((ks[k].root == R ? (void)(out += detail::kernel_source<Prog, R>(k, ks[k].reduction,
-                                                                              nodes))
-                              : void()),
+            ((ks[k].root == R
+                  ? (void)(out += detail::kernel_source<Prog, R>(k, ks[k].reduction, nodes))
+                  : void()),
              ...);
         }
     (std::make_index_sequence<Prog::size>{});

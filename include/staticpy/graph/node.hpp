@@ -108,9 +108,9 @@ inline constexpr bool is_number_node_v = is_number_node<N>::value;
 /// How node N takes part in type promotion: numbers as Python numbers, the rest as tensors.
 template <class N>
 struct promotion_operand {
-    using type = operand<typename N::value_type, N::shape_type::rank == 0
-                                                     ? operand_priority::zero_dim
-                                                     : operand_priority::dimensioned>;
+    using type =
+        operand<typename N::value_type, N::shape_type::rank == 0 ? operand_priority::zero_dim
+                                                                 : operand_priority::dimensioned>;
 };
 template <class T>
 struct promotion_operand<scalar<T>> {
@@ -286,7 +286,10 @@ STATICPY_GRAPH_OPAQUE_OP(contiguous, x.contiguous(a...))
 // ---- traits -------------------------------------------------------------------------------------
 
 template <class N>
-inline constexpr bool is_node_v = requires { typename N::children_type; N::materialized; };
+inline constexpr bool is_node_v = requires {
+    typename N::children_type;
+    N::materialized;
+};
 
 /// Whether a node, or any node under it, carries run-time attributes.
 template <class N>
@@ -375,7 +378,7 @@ public:
 #define STATICPY_TRACER_FORWARD(name)                                                              \
     template <class... Args>                                                                       \
     auto name(const Args&... args) const {                                                         \
-        return detail::tracer_methods<Tracer>::name(*this, args...);                              \
+        return detail::tracer_methods<Tracer>::name(*this, args...);                               \
     }
     STATICPY_TENSOR_OP_METHODS(STATICPY_TRACER_FORWARD)
 #undef STATICPY_TRACER_FORWARD
@@ -405,7 +408,8 @@ public:
     }
 };
 
-// ---- reductions, matmul and opaque ops on Tracers ------------------------------------------------
+// ---- reductions, matmul and opaque ops on Tracers
+// ------------------------------------------------
 
 namespace graph {
 template <reduce_kind K, class Keep, class N, class Dim>
@@ -429,7 +433,8 @@ auto make_opaque(const Tracer<N>& x, const A&... args) {
 #define STATICPY_TRACED_REDUCTION(Name, Kind)                                                      \
     template <class N>                                                                             \
     auto Name(const Tracer<N>& x) {                                                                \
-        return graph::make_reduce<graph::reduce_kind::Kind, std::false_type>(x, graph::all_dims{}); \
+        return graph::make_reduce<graph::reduce_kind::Kind, std::false_type>(x,                    \
+                                                                             graph::all_dims{});   \
     }                                                                                              \
     template <class N, detail::reduce_dim Dim, class Keep = std::false_type>                       \
     auto Name(const Tracer<N>& x, const Dim& dim, Keep = {}) {                                     \
@@ -494,7 +499,7 @@ requires(is_tracer_v<X> || is_tracer_v<W>) auto linear(const X& x, const W& w) {
 }
 template <class X, class W, class B>
 requires(is_tracer_v<X> || is_tracer_v<W> || is_tracer_v<B>) auto linear(const X& x, const W& w,
-                                                                          const B& b) {
+                                                                         const B& b) {
     return linear(x, w) + graph::traced(graph::node_of(b));
 }
 

@@ -93,9 +93,9 @@ auto simplify_ew(const ew<F, Cs...>& n) {
     constexpr bool all_numbers = (is_number_node_v<Cs> && ...);
     constexpr bool all_constants = (is_constant_node<Cs>::value && ...);
     constexpr bool foldable_at_compile_time =
-        all_constants && (std::is_same_v<F, fn::add> || std::is_same_v<F, fn::sub> ||
-                          std::is_same_v<F, fn::mul> || std::is_same_v<F, fn::div> ||
-                          std::is_same_v<F, fn::neg>);
+        all_constants &&
+        (std::is_same_v<F, fn::add> || std::is_same_v<F, fn::sub> || std::is_same_v<F, fn::mul> ||
+         std::is_same_v<F, fn::div> || std::is_same_v<F, fn::neg>);
     if constexpr (foldable_at_compile_time) {
         // staticpy's constant arithmetic is Python's: int op int stays int, / is true division.
         using folded = decltype(fold_constants<F>(typename Cs::constant_type{}...));
@@ -125,9 +125,8 @@ auto simplify_ew(const ew<F, Cs...>& n) {
         constexpr bool add_zero_right =
             (std::is_same_v<F, fn::add> || std::is_same_v<F, fn::sub>)&&is_constant_value<B, 0>();
         constexpr bool add_zero_left = std::is_same_v<F, fn::add> && is_constant_value<A, 0>();
-        constexpr bool mul_one_right =
-            (std::is_same_v<F, fn::mul> || std::is_same_v<F, fn::div> ||
-             std::is_same_v<F, fn::pow>)&&is_constant_value<B, 1>();
+        constexpr bool mul_one_right = (std::is_same_v<F, fn::mul> || std::is_same_v<F, fn::div> ||
+                                        std::is_same_v<F, fn::pow>)&&is_constant_value<B, 1>();
         constexpr bool mul_one_left = std::is_same_v<F, fn::mul> && is_constant_value<A, 1>();
         if constexpr (add_zero_right || mul_one_right) {
             if constexpr (keeps_types_v<self, A>)
@@ -155,8 +154,8 @@ auto simplify_ew(const ew<F, Cs...>& n) {
         const X& x = std::get<0>(n.children);
         if constexpr (std::is_same_v<F, fn::neg> && is_ew_of<X, fn::neg>::value) {
             return std::get<0>(x.children); // -(-y) == y, same type and shape
-        } else if constexpr ((std::is_same_v<F, fn::relu> || std::is_same_v<F, fn::abs>)&&is_ew_of<
-                                 X, F>::value) {
+        } else if constexpr ((std::is_same_v<F, fn::relu> ||
+                              std::is_same_v<F, fn::abs>)&&is_ew_of<X, F>::value) {
             return x; // idempotent
         } else if constexpr (std::is_same_v<F, fn::abs> && is_ew_of<X, fn::neg>::value) {
             return ew<fn::abs, std::tuple_element_t<0, typename X::children_type>>{
@@ -181,8 +180,8 @@ auto simplify(const N& n) {
     if constexpr (std::tuple_size_v<typename N::children_type> == 0) {
         return n;
     } else if constexpr (requires { typename N::functor; }) {
-        auto children = std::apply([](const auto&... c) { return std::tuple{simplify(c)...}; },
-                                   n.children);
+        auto children =
+            std::apply([](const auto&... c) { return std::tuple{simplify(c)...}; }, n.children);
         using rebuilt_t = decltype(std::apply(
             [](const auto&... c) {
                 return ew<typename N::functor, std::remove_cvref_t<decltype(c)>...>{{c...}};
@@ -198,8 +197,8 @@ auto simplify(const N& n) {
             return simplify(out);
     } else {
         // reduce, matmul, opaque: simplify the operands, keep the node's own attributes.
-        auto children = std::apply([](const auto&... c) { return std::tuple{simplify(c)...}; },
-                                   n.children);
+        auto children =
+            std::apply([](const auto&... c) { return std::tuple{simplify(c)...}; }, n.children);
         return rebuild_with(n, children);
     }
 }

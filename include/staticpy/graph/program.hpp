@@ -12,8 +12,8 @@
 // object of that slot (node_pointers), for the payloads.
 
 #include <array>
-#include <cstring>
 #include <cstddef>
+#include <cstring>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -55,7 +55,6 @@ struct program {
     static constexpr std::array<std::size_t, sizeof...(Instrs) + 1> arity{Instrs::arity..., 0};
     static constexpr std::array<std::array<std::size_t, 3>, sizeof...(Instrs) + 1> operand_slots{
         detail::padded_operands<Instrs>()..., std::array<std::size_t, 3>{}};
-
 };
 
 template <std::size_t Unique>
@@ -148,7 +147,8 @@ struct node_pointers<program<Is...>> {
 template <class Prog>
 using node_pointers_t = typename node_pointers<Prog>::type;
 
-// ---- payload equality: when two nodes of one type are the same value ------------------------------
+// ---- payload equality: when two nodes of one type are the same value
+// ------------------------------
 
 template <class T>
 bool payload_equal(const scalar<T>& a, const scalar<T>& b) {
@@ -207,8 +207,8 @@ void collect(const Node& n, Ptrs& ptrs, bool& equal) {
 template <class Final, bool Speculative, class... Roots>
 node_pointers_t<Final> collect_nodes(bool& equal, const Roots&... roots) {
     node_pointers_t<Final> ptrs{};
-    detail::collect_children<program<>, Speculative, 0>(std::tuple<const Roots&...>(roots...),
-                                                        ptrs, equal);
+    detail::collect_children<program<>, Speculative, 0>(std::tuple<const Roots&...>(roots...), ptrs,
+                                                        equal);
     return ptrs;
 }
 
@@ -259,6 +259,58 @@ constexpr std::size_t use_count(const std::array<std::size_t, NumRoots>& roots) 
     for (std::size_t r : roots)
         n += r == S;
     return n;
+}
+
+/// How many fused kernels (or materialized nodes directly) read materialized slot M: each root's
+/// kernel and each kernel that computes an operand of a materialized node count once if M is
+/// among their leaves; a root or operand that is M itself counts too.
+template <class Prog, std::size_t M, std::size_t NumRoots>
+constexpr std::size_t readers(const std::array<std::size_t, NumRoots>& roots) {
+    std::size_t n = 0;
+    auto reads = [](std::size_t root) {
+        bool r = false;
+        [&]<std::size_t... S>(std::index_sequence<S...>) {
+            ((S == root ? (void)(r = region<Prog, S>::is_leaf(M)) : void()), ...);
+        }
+        (std::make_index_sequence<Prog::size>{});
+        return r;
+    };
+    for (std::size_t s = 0; s < Prog::size; ++s)
+        if (Prog::materialized[s])
+            for (std::size_t k = 0; k < Prog::arity[s]; ++k)
+                n += reads(Prog::operand_slots[s][k]);
+    for (std::size_t r : roots)
+        n += reads(r);
+    return n;
+}
+
+/// The matmul slot whose epilogue output slot R's fused kernel runs in (Prog::size if none): a
+/// 2-D float or double matmul of R's dtype and rank that no kernel but R's reads. The GEMM
+/// then writes R's buffer and R's kernel runs over each finished block of it.
+template <class Prog, std::size_t R, std::size_t NumRoots>
+constexpr std::size_t epilogue_of(const std::array<std::size_t, NumRoots>& roots) {
+    using root = typename Prog::template node_at<R>;
+    std::size_t found = Prog::size;
+    if constexpr (!root::materialized && root::shape_type::rank == 2 &&
+                  std::is_floating_point_v<typename root::value_type>) {
+        [&]<std::size_t... S>(std::index_sequence<S...>) {
+            (
+                [&] {
+                    using m = typename Prog::template node_at<S>;
+                    if constexpr (requires { typename m::shapes; }) {
+                        if constexpr (m::shape_type::rank == 2 &&
+                                      std::is_same_v<typename m::value_type,
+                                                     typename root::value_type>)
+                            if (found == Prog::size && region<Prog, R>::is_leaf(S) &&
+                                readers<Prog, S>(roots) == 1)
+                                found = S;
+                    }
+                }(),
+                ...);
+        }
+        (std::make_index_sequence<Prog::size>{});
+    }
+    return found;
 }
 
 } // namespace staticpy::graph

@@ -11,8 +11,11 @@
 // Inner dimensions that differ: with static extents a compile error ("staticpy: RuntimeError:
 // mat1 and mat2 shapes cannot be multiplied"); otherwise RuntimeError with PyTorch's text,
 // "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)".
-// The kernel is the plain i-k-j loop over fn::mul / fn::add (so integers wrap without UB); the
-// blocked SIMD GEMM of the CPU backend replaces it later.
+// The products run on backend::cpu::gemm (blocked, SIMD, threaded; integers by a wrapping loop).
+//
+// Layering: eager ops run on the CPU backend's kernels, so this tensor-layer header includes
+// backend/cpu/gemm.hpp, above it in DESIGN.md's diagram. That is safe because gemm.hpp includes
+// only the standard library, backend/cpu/config.hpp and xsimd, never tensor/ or graph/.
 
 #include <array>
 #include <cstddef>
@@ -20,8 +23,8 @@
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
+#include "staticpy/backend/cpu/gemm.hpp"
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
 #include "staticpy/tensor/broadcast.hpp"
@@ -31,27 +34,6 @@
 namespace staticpy {
 
 namespace detail {
-
-/// C[n x m] (contiguous, already holding its initial values) += A[n x k] * B[k x m], A and B
-/// strided. i-k-j order: the innermost loop runs along rows of B and C.
-template <class T>
-void gemm_ikj(std::int64_t n, std::int64_t k, std::int64_t m, const T* a, std::int64_t as0,
-              std::int64_t as1, const T* b, std::int64_t bs0, std::int64_t bs1, T* c) {
-    for (std::int64_t i = 0; i < n; ++i) {
-        T* crow = c + i * m;
-        for (std::int64_t kk = 0; kk < k; ++kk) {
-            const T av = a[i * as0 + kk * as1];
-            const T* brow = b + kk * bs0;
-            if (bs1 == 1) {
-                for (std::int64_t j = 0; j < m; ++j)
-                    crow[j] = fn::add::apply(crow[j], fn::mul::apply(av, brow[j]));
-            } else {
-                for (std::int64_t j = 0; j < m; ++j)
-                    crow[j] = fn::add::apply(crow[j], fn::mul::apply(av, brow[j * bs1]));
-            }
-        }
-    }
-}
 
 template <class T, class U>
 constexpr void check_matmul_types() {
@@ -157,8 +139,6 @@ auto matmul_impl(const Tensor<T, SA>& a, const Tensor<T, SB>& b) {
     Tensor<T, typename info::result> out{typename info::result(out_sizes)};
     T* c = out.data();
     const std::int64_t total = out.numel();
-    for (std::int64_t i = 0; i < total; ++i)
-        c[i] = T(0);
     if (total == 0)
         return out;
 
@@ -177,7 +157,7 @@ auto matmul_impl(const Tensor<T, SA>& a, const Tensor<T, SB>& b) {
     std::int64_t oa = 0, ob = 0;
     const std::int64_t block = n * m;
     for (T* cblock = c; cblock != c + total; cblock += block) {
-        gemm_ikj(n, k, m, a.data() + oa, as0, as1, b.data() + ob, bs0, bs1, cblock);
+        backend::cpu::gemm<T>(n, m, k, a.data() + oa, as0, as1, b.data() + ob, bs0, bs1, cblock, m);
         for (std::size_t d = nb; d-- > 0;) { // next batch index (odometer)
             ++idx[d];
             oa += sa[d];
@@ -251,29 +231,63 @@ auto linear_impl(const Tensor<T, SX>& x, const Tensor<T, SW>& w, const Bias* bia
     out_sizes[rx - 1] = out_features;
     Tensor<T, result> out{result(out_sizes)};
     T* c = out.data();
-    std::array<bool, rx> last{};
-    last[rx - 1] = true;
-    // One row of x at a time: c_row = bias + x_row . w^T (i-k-j with a single i).
-    const auto row_offsets = [&] {
-        std::vector<std::int64_t> offs{0};
-        for (std::size_t d = 0; d + 1 < rx; ++d) {
-            std::vector<std::int64_t> next;
-            for (std::int64_t o : offs)
-                for (std::int64_t i = 0; i < x.sizes()[d]; ++i)
-                    next.push_back(o + i * x.strides()[d]);
-            offs = std::move(next);
-        }
-        return offs;
-    }();
+    if (out.numel() == 0)
+        return out;
     const T* bp = nullptr;
     if constexpr (!std::is_same_v<Bias, void>)
         bp = bias->data();
-    for (std::size_t r = 0; r < row_offsets.size(); ++r) {
-        T* crow = c + static_cast<std::int64_t>(r) * out_features;
-        for (std::int64_t j = 0; j < out_features; ++j)
-            crow[j] = bp ? bp[j * bias_stride] : T(0);
-        gemm_ikj<T>(1, in, out_features, x.data() + row_offsets[r], 0, x.strides()[rx - 1],
-                    w.data(), w.strides()[1], w.strides()[0], crow);
+    // y = x . w^T: w read with its strides swapped, the bias added by the GEMM's epilogue while
+    // each block of y is still in cache.
+    const auto add_bias = [&](std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1) {
+        if (!bp)
+            return;
+        for (std::int64_t i = i0; i < i1; ++i) {
+            T* crow = c + i * out_features;
+            for (std::int64_t j = j0; j < j1; ++j)
+                crow[j] = fn::add::apply(crow[j], bp[j * bias_stride]);
+        }
+    };
+    const std::int64_t ws0 = w.strides()[0], ws1 = w.strides()[1];
+    const std::int64_t xs1 = x.strides()[rx - 1];
+    if constexpr (rx == 1) {
+        backend::cpu::gemm<T>(1, out_features, in, x.data(), 0, xs1, w.data(), ws1, ws0, c,
+                              out_features, add_bias);
+    } else {
+        // The leading dims of x as one run of rows when their strides allow (always for a
+        // contiguous x); otherwise one GEMM per matrix over the last leading dim.
+        std::int64_t row_stride = x.strides()[rx - 2];
+        bool collapses = true;
+        for (std::size_t d = 0; d + 2 < rx; ++d)
+            if (x.sizes()[d] != 1 && x.strides()[d] != x.strides()[d + 1] * x.sizes()[d + 1])
+                collapses = false;
+        if (collapses) {
+            for (std::size_t d = rx - 1; d-- > 0;)
+                if (x.sizes()[d] != 1) {
+                    row_stride = x.strides()[d];
+                    break;
+                }
+            backend::cpu::gemm<T>(rows, out_features, in, x.data(), row_stride, xs1, w.data(), ws1,
+                                  ws0, c, out_features, add_bias);
+        } else {
+            const std::int64_t n = x.sizes()[rx - 2];
+            std::array<std::int64_t, rx - 2> idx{};
+            std::int64_t off = 0;
+            for (std::int64_t r0 = 0; r0 < rows; r0 += n) {
+                T* cblock = c + r0 * out_features;
+                backend::cpu::gemm<T>(n, out_features, in, x.data() + off, row_stride, xs1,
+                                      w.data(), ws1, ws0, cblock, out_features,
+                                      [&](std::int64_t i0, std::int64_t i1, std::int64_t j0,
+                                          std::int64_t j1) { add_bias(r0 + i0, r0 + i1, j0, j1); });
+                for (std::size_t d = rx - 2; d-- > 0;) { // next matrix (odometer)
+                    ++idx[d];
+                    off += x.strides()[d];
+                    if (idx[d] < x.sizes()[d])
+                        break;
+                    off -= x.strides()[d] * x.sizes()[d];
+                    idx[d] = 0;
+                }
+            }
+        }
     }
     return out;
 }

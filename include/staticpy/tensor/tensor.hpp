@@ -232,34 +232,34 @@ concept extent_arguments = (detail::is_extent_argument_v<Args> && ...);
 
 /// The ops every tensor-like type (Tensor, Tracer) also has as methods: x.sum(1_c), x.relu(), ...
 /// X(name) is expanded once per op name.
-#define STATICPY_TENSOR_OP_METHODS(X) \
-    X(sum) \
-    X(prod) \
-    X(mean) \
-    X(var) \
-    X(amax) \
-    X(amin) \
-    X(argmax) \
-    X(argmin) \
-    X(max) \
-    X(min) \
-    X(softmax) \
-    X(log_softmax) \
-    X(matmul) \
-    X(abs) \
-    X(exp) \
-    X(log) \
-    X(sqrt) \
-    X(rsqrt) \
-    X(sin) \
-    X(cos) \
-    X(tanh) \
-    X(sigmoid) \
-    X(relu) \
-    X(gelu) \
-    X(pow) \
-    X(maximum) \
-    X(minimum) \
+#define STATICPY_TENSOR_OP_METHODS(X)                                                              \
+    X(sum)                                                                                         \
+    X(prod)                                                                                        \
+    X(mean)                                                                                        \
+    X(var)                                                                                         \
+    X(amax)                                                                                        \
+    X(amin)                                                                                        \
+    X(argmax)                                                                                      \
+    X(argmin)                                                                                      \
+    X(max)                                                                                         \
+    X(min)                                                                                         \
+    X(softmax)                                                                                     \
+    X(log_softmax)                                                                                 \
+    X(matmul)                                                                                      \
+    X(abs)                                                                                         \
+    X(exp)                                                                                         \
+    X(log)                                                                                         \
+    X(sqrt)                                                                                        \
+    X(rsqrt)                                                                                       \
+    X(sin)                                                                                         \
+    X(cos)                                                                                         \
+    X(tanh)                                                                                        \
+    X(sigmoid)                                                                                     \
+    X(relu)                                                                                        \
+    X(gelu)                                                                                        \
+    X(pow)                                                                                         \
+    X(maximum)                                                                                     \
+    X(minimum)                                                                                     \
     X(neg)
 
 template <class T, class Shape>

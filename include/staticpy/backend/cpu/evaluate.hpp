@@ -3,7 +3,12 @@
 // (inputs are the arguments themselves; reductions run one fused kernel over their producers;
 // matmul runs the GEMM; opaque ops run their eager kernels), then one fused kernel per output.
 //
-//   evaluator<Prog, Args> ev{nodes, args};  ev.run();  ev.output<0>()  // a Tensor
+//   evaluator<Prog, Args, roots> ev{nodes, args};  ev.materialize_all();  ev.value<roots[0]>()
+//
+// Matmul epilogues: a 2-D matmul whose only use is inside the fused kernel of an output of its
+// own shape is not materialized on its own. The GEMM writes the output buffer, and right after
+// each block of it is final (hot in cache) the output's kernel runs over that block, reading the
+// matmul's value from the same positions: bias, activation and scaling cost no extra pass.
 
 #include <array>
 #include <cstddef>
@@ -19,6 +24,7 @@
 #include <vector>
 
 #include "staticpy/backend/cpu/fused.hpp"
+#include "staticpy/backend/cpu/gemm.hpp"
 #include "staticpy/backend/cpu/softmax.hpp"
 #include "staticpy/graph/program.hpp"
 #include "staticpy/tensor/broadcast.hpp"
@@ -32,10 +38,10 @@ namespace detail {
 template <class Prog, std::size_t S>
 static auto slot_result_type() {
     using node = typename Prog::template node_at<S>;
-    if constexpr (node::materialized)
+    if constexpr (node::materialized && !requires { node::index; })
         return Tensor<typename node::value_type, typename node::shape_type>{};
     else
-        return char{};
+        return char{}; // elementwise nodes live in registers; inputs are the arguments
 }
 template <class Prog, class Seq>
 struct results_of;
@@ -109,9 +115,8 @@ bool unsafe_alias(const Out& out, const In& in) {
         auto lo = reinterpret_cast<std::uintptr_t>(t.data());
         auto hi = lo;
         for (std::size_t d = 0; d < t.sizes().size(); ++d) {
-            const auto span = static_cast<std::uintptr_t>((t.sizes()[d] - 1) *
-                                                          (t.strides()[d] < 0 ? -t.strides()[d]
-                                                                              : t.strides()[d]));
+            const auto span = static_cast<std::uintptr_t>(
+                (t.sizes()[d] - 1) * (t.strides()[d] < 0 ? -t.strides()[d] : t.strides()[d]));
             hi += span * sizeof(*t.data());
         }
         return std::pair{lo, hi + sizeof(*t.data())};
@@ -123,8 +128,7 @@ bool unsafe_alias(const Out& out, const In& in) {
     // Overlapping: safe only as the very same view (each element read then written in place).
     if constexpr (std::is_same_v<typename Out::value_type, typename In::value_type> &&
                   Out::rank == In::rank) {
-        return !(static_cast<const void*>(out.data()) ==
-                     static_cast<const void*>(in.data()) &&
+        return !(static_cast<const void*>(out.data()) == static_cast<const void*>(in.data()) &&
                  std::equal(out.sizes().begin(), out.sizes().end(), in.sizes().begin()) &&
                  std::equal(out.strides().begin(), out.strides().end(), in.strides().begin()));
     } else {
@@ -134,12 +138,27 @@ bool unsafe_alias(const Out& out, const In& in) {
 
 } // namespace detail
 
-/// Evaluates program Prog with the node objects `nodes` and the jit arguments `args` (a tuple of
-/// Tensors, input<I> being element I).
-template <class Prog, class Args>
+/// Evaluates program Prog, whose outputs are the slots Roots, with the node objects `nodes` and
+/// the jit arguments `args` (a tuple of Tensors, input<I> being element I).
+template <class Prog, class Args, auto Roots>
 class evaluator {
 public:
     static constexpr std::size_t N = Prog::size;
+
+    template <std::size_t R>
+    static constexpr std::size_t epilogue_of() {
+        return graph::epilogue_of<Prog, R>(Roots);
+    }
+    /// Whether matmul slot S is computed in an output's epilogue rather than on its own.
+    static constexpr std::array<bool, N + 1> deferred = [] {
+        std::array<bool, N + 1> d{};
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ((d[epilogue_of<Roots[I]>()] = true), ...);
+        }
+        (std::make_index_sequence<Roots.size()>{});
+        d[N] = false;
+        return d;
+    }();
     using results_t = typename detail::results_of<Prog, std::make_index_sequence<N>>::type;
 
     evaluator(const graph::node_pointers_t<Prog>& nodes, const Args& args)
@@ -158,7 +177,9 @@ public:
     auto value() {
         using node = typename Prog::template node_at<S>;
         if constexpr (node::materialized) {
-            return std::get<S>(results_);
+            return tensor<S>();
+        } else if constexpr (epilogue_of<S>() != N) {
+            return with_epilogue<S, epilogue_of<S>()>();
         } else {
             Tensor<typename node::value_type, typename node::shape_type> out(shape_of<S>());
             store<S>(out);
@@ -172,13 +193,14 @@ public:
         using node = typename Prog::template node_at<S>;
         static_assert(Out::rank == node::shape_type::rank,
                       "staticpy: RuntimeError: into(): the output's rank is not the result's");
+        if constexpr (epilogue_of<S>() != N)
+            materialize_matmul<epilogue_of<S>()>(); // into() writes any layout: no epilogue
         const auto s = shape_of<S>();
-        if (!std::equal(s.sizes().begin(), s.sizes().end(), out.sizes().begin(),
-                        out.sizes().end()))
+        if (!std::equal(s.sizes().begin(), s.sizes().end(), out.sizes().begin(), out.sizes().end()))
             throw RuntimeError("jit into(): the output has shape " + repr(out.shape()) +
                                " but the result has shape " + repr(s));
         if constexpr (node::materialized) {
-            out.copy_(std::get<S>(results_)); // copy_ snapshots an overlapping source itself
+            out.copy_(tensor<S>()); // copy_ snapshots an overlapping source itself
         } else {
             // A leaf that overlaps out other than as the same view would be read after parts of
             // out were written: then the value goes through a temporary.
@@ -187,7 +209,7 @@ public:
                 (
                     [&] {
                         if constexpr (kernel_t<S>::region::is_leaf(L))
-                            overlap = overlap || detail::unsafe_alias(out, std::get<L>(results_));
+                            overlap = overlap || detail::unsafe_alias(out, tensor<L>());
                     }(),
                     ...);
             }
@@ -205,7 +227,7 @@ public:
         using node = typename Prog::template node_at<S>;
         using shape_t = typename node::shape_type;
         if constexpr (node::materialized) {
-            return std::get<S>(results_).shape();
+            return tensor<S>().shape();
         } else if constexpr (graph::is_number_node_v<node>) {
             return shape_t{};
         } else {
@@ -217,9 +239,29 @@ public:
         }
     }
 
+    /// The tensor of materialized slot S: an argument itself for an input (no copy of its
+    /// handle: each copy is an atomic reference count), the computed tensor otherwise.
     template <std::size_t S>
-    const auto& result() const {
-        return std::get<S>(results_);
+    const auto& tensor() const {
+        using node_t = typename Prog::template node_at<S>;
+        if constexpr (requires { node_t::index; })
+            return std::get<node_t::index>(args_);
+        else
+            return std::get<S>(results_);
+    }
+
+    /// Also the matmuls that outputs would compute in their epilogues (for inspection, which
+    /// wants every node's shape).
+    void materialize_deferred() {
+        [&]<std::size_t... S>(std::index_sequence<S...>) {
+            (
+                [&] {
+                    if constexpr (deferred[S])
+                        materialize_matmul<S>();
+                }(),
+                ...);
+        }
+        (std::make_index_sequence<N>{});
     }
 
 private:
@@ -245,13 +287,14 @@ private:
             auto& out = std::get<S>(results_);
             constexpr auto ops = Prog::template instr_at<S>::operands;
             if constexpr (requires { node_t::index; }) {
-                out = std::get<node_t::index>(args_);
+                // read in place through tensor<S>()
             } else if constexpr (requires { node_t{}.tensor; }) {
                 out = node<S>().tensor;
             } else if constexpr (requires { node_t::kind; }) {
                 out = reduce<S, ops[0]>();
             } else if constexpr (requires { typename node_t::shapes; }) {
-                out = staticpy::matmul(operand_tensor<ops[0]>(), operand_tensor<ops[1]>());
+                if constexpr (!deferred[S])
+                    materialize_matmul<S>();
             } else {
                 out = opaque<S>(operand_tensor<ops[0]>());
             }
@@ -285,6 +328,94 @@ private:
         return node<S>().op(t);
     }
 
+    template <std::size_t S>
+    void materialize_matmul() {
+        constexpr auto ops = Prog::template instr_at<S>::operands;
+        std::get<S>(results_) =
+            staticpy::matmul(operand_tensor<ops[0]>(), operand_tensor<ops[1]>());
+    }
+
+    /// Output R of the matmul at slot M with R's kernel as the GEMM's epilogue.
+    template <std::size_t R, std::size_t M>
+    auto with_epilogue() {
+        using node = typename Prog::template node_at<R>;
+        using T = typename node::value_type;
+        constexpr auto ops = Prog::template instr_at<M>::operands;
+        const auto a = operand_tensor<ops[0]>();
+        const auto b = operand_tensor<ops[1]>();
+        const std::int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
+        if (k != b.sizes()[0] || m == 0 || n == 0 || k == 0) {
+            // The eager matmul's checks and messages, and its result, then the kernel as usual.
+            materialize_matmul<M>();
+            Tensor<T, typename node::shape_type> out(shape_of<R>());
+            store<R>(out);
+            return out;
+        }
+        // The matmul's result lives in the output buffer: a view of it stands for slot M.
+        using m_tensor = std::remove_cvref_t<decltype(std::get<M>(results_))>;
+        using out_shape = typename node::shape_type;
+        Tensor<T, out_shape> out{out_shape(typename out_shape::sizes_type{m, n})};
+        std::get<M>(results_) =
+            m_tensor(out.storage(), out.storage_offset(),
+                     typename m_tensor::shape_type(typename m_tensor::shape_type::sizes_type{m, n}),
+                     out.strides());
+        const auto s = shape_of<R>();
+        if (s.sizes()[0] != m || s.sizes()[1] != n) {
+            // Other operands broadcast the result beyond the matmul's shape: no epilogue.
+            materialize_matmul<M>();
+            Tensor<T, out_shape> full(s);
+            store<R>(full);
+            return full;
+        }
+        kernel_t<R> kern;
+        constexpr std::size_t L = kernel_t<R>::leaves;
+        const std::array<std::int64_t, 2> sizes{m, n};
+        // Each leaf's strides over the whole output; a block starts at its (i0, j0).
+        std::array<std::array<std::int64_t, 2>, L + 1> strides{};
+        strides[L] = out.strides();
+        kern.nodes = &nodes_;
+        [&]<std::size_t... S>(std::index_sequence<S...>) {
+            (
+                [&] {
+                    if constexpr (kernel_t<R>::region::is_leaf(S)) {
+                        const auto& t = tensor<S>();
+                        std::get<S>(kern.data) = t.data();
+                        strides[kernel_t<R>::region::leaf_index[S]] =
+                            detail::broadcast_strides(t.sizes(), t.strides(), sizes);
+                    }
+                }(),
+                ...);
+        }
+        (std::make_index_sequence<N>{});
+        T* q = out.data();
+        auto epilogue = [&](std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1) {
+            auto nest = simplify(std::array<std::int64_t, 2>{i1 - i0, j1 - j0}, strides);
+            for (std::size_t l = 0; l < L + 1; ++l)
+                nest.base[l] = i0 * strides[l][0] + j0 * strides[l][1];
+            const std::int64_t outer = nest.rank == 0 ? 1 : nest.sizes[0];
+            for_each_run(nest, 0, outer,
+                         [&](const std::array<std::int64_t, L + 1>& off, std::int64_t len,
+                             const std::array<std::int64_t, L + 1>& inner) {
+                             kern.run(
+                                 off, len, inner, [&](std::int64_t o, T v) { q[o] = v; },
+                                 [&](std::int64_t o, const auto& batch) {
+                                     if (inner[L] == 1) {
+                                         batch.store_unaligned(q + o);
+                                     } else {
+                                         alignas(64) T tmp[std::decay_t<decltype(batch)>::size];
+                                         batch.store_aligned(tmp);
+                                         for (std::size_t l = 0; l < std::size(tmp); ++l)
+                                             q[o + static_cast<std::int64_t>(l) * inner[L]] =
+                                                 tmp[l];
+                                     }
+                                 });
+                         });
+        };
+        gemm(m, n, k, a.data(), a.strides()[0], a.strides()[1], b.data(), b.strides()[0],
+             b.strides()[1], q, out.strides()[0], epilogue);
+        return out;
+    }
+
     // ---- fused elementwise: store ------------------------------------------------------------
 
     template <std::size_t Root>
@@ -303,7 +434,7 @@ private:
             (
                 [&] {
                     if constexpr (kernel_t<Root>::region::is_leaf(S)) {
-                        const auto& t = std::get<S>(results_);
+                        const auto& t = tensor<S>();
                         std::get<S>(k.data) = t.data();
                         strides[kernel_t<Root>::region::leaf_index[S]] =
                             detail::broadcast_strides(t.sizes(), t.strides(), sizes);
@@ -325,8 +456,7 @@ private:
             return;
         T* q = out.data();
         const std::int64_t outer = nest.rank == 0 ? 1 : nest.sizes[0];
-        const int chunks =
-            chunk_count(outer, threads_for(out.numel()), nest.rank <= 1 ? 4096 : 1);
+        const int chunks = chunk_count(outer, threads_for(out.numel()), nest.rank <= 1 ? 4096 : 1);
         constexpr std::size_t L = kernel_t<Root>::leaves;
         parallel_chunks(outer, chunks, [&](std::int64_t b, std::int64_t e, int) {
             for_each_run(nest, b, e,
@@ -334,8 +464,7 @@ private:
                              const std::array<std::int64_t, L + 1>& inner) {
                              const std::int64_t step = inner[L];
                              k.run(
-                                 off, len, inner,
-                                 [&](std::int64_t o, T v) { q[o] = v; },
+                                 off, len, inner, [&](std::int64_t o, T v) { q[o] = v; },
                                  [&](std::int64_t o, const auto& batch) {
                                      if (step == 1) {
                                          batch.store_unaligned(q + o);
@@ -371,8 +500,8 @@ private:
                 count *= in_sizes[d];
         if constexpr (K == graph::reduce_kind::amax || K == graph::reduce_kind::amin) {
             const bool full = std::is_same_v<typename node_t::dim_type, graph::all_dims>;
-            const char* name = K == graph::reduce_kind::amax ? (full ? "max" : "amax")
-                                                              : (full ? "min" : "amin");
+            const char* name =
+                K == graph::reduce_kind::amax ? (full ? "max" : "amax") : (full ? "min" : "amin");
             if (in_shape.numel() == 0) {
                 if (full)
                     throw RuntimeError(
@@ -428,9 +557,9 @@ private:
         if (private_acc)
             for (int c = 1; c < chunks; ++c)
                 for (std::int64_t i = 0; i < out_numel; ++i)
-                    acc[static_cast<std::size_t>(i)] = detail::reduce_combine<K>(
-                        acc[static_cast<std::size_t>(i)],
-                        acc[static_cast<std::size_t>(c * out_numel + i)]);
+                    acc[static_cast<std::size_t>(i)] =
+                        detail::reduce_combine<K>(acc[static_cast<std::size_t>(i)],
+                                                  acc[static_cast<std::size_t>(c * out_numel + i)]);
 
         using out_shape_t = typename node_t::shape_type;
         typename out_shape_t::sizes_type out_sizes{};

@@ -149,7 +149,8 @@ void parallel_chunks(std::int64_t extent, int chunks, Body&& body) {
     }
 }
 
-// ---- evaluating a region per element --------------------------------------------------------------
+// ---- evaluating a region per element
+// --------------------------------------------------------------
 
 namespace detail {
 
@@ -194,8 +195,8 @@ struct region_kernel {
     static constexpr std::size_t N = Prog::size;
     static constexpr std::size_t leaves = region::leaf_count;
     using root_type = slot_value_t<Prog, Root>;
-    static constexpr bool simd = region_simd_able<Prog, region, root_type>(
-        std::make_index_sequence<N>{});
+    static constexpr bool simd =
+        region_simd_able<Prog, region, root_type>(std::make_index_sequence<N>{});
 
     template <std::size_t S>
     using pointer_t =
@@ -208,7 +209,7 @@ struct region_kernel {
     };
     using pointers_t = typename pointers_of<std::make_index_sequence<N>>::type;
 
-    pointers_t data{};                          // leaves' first elements
+    pointers_t data{};                           // leaves' first elements
     const graph::node_pointers_t<Prog>* nodes{}; // for the numbers' values
 
     // -- scalar evaluation --
@@ -228,8 +229,8 @@ struct region_kernel {
         using F = typename node::functor;
         constexpr auto ops = Prog::template instr_at<S>::operands;
         return [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return static_cast<typename node::value_type>(
-                F::apply(static_cast<graph::ew_operand_compute_t<node, I>>(std::get<ops[I]>(v))...));
+            return static_cast<typename node::value_type>(F::apply(
+                static_cast<graph::ew_operand_compute_t<node, I>>(std::get<ops[I]>(v))...));
         }
         (std::make_index_sequence<ops.size()>{});
     }

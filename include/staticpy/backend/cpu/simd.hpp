@@ -40,14 +40,14 @@ struct simd_op {
 
 STATICPY_SIMD_BINARY(add, a + b)
 STATICPY_SIMD_BINARY(sub, a - b)
-STATICPY_SIMD_BINARY(mul, a * b)
+STATICPY_SIMD_BINARY(mul, a* b)
 STATICPY_SIMD_BINARY(div, a / b)
 STATICPY_SIMD_BINARY(pow, xsimd::pow(a, b))
 // A NaN on either side wins, as in torch.maximum; xsimd::max alone would return the other lane.
-STATICPY_SIMD_BINARY(maximum, xsimd::select(xsimd::isnan(a) || xsimd::isnan(b), a + b,
-                                            xsimd::max(a, b)))
-STATICPY_SIMD_BINARY(minimum, xsimd::select(xsimd::isnan(a) || xsimd::isnan(b), a + b,
-                                            xsimd::min(a, b)))
+STATICPY_SIMD_BINARY(maximum,
+                     xsimd::select(xsimd::isnan(a) || xsimd::isnan(b), a + b, xsimd::max(a, b)))
+STATICPY_SIMD_BINARY(minimum,
+                     xsimd::select(xsimd::isnan(a) || xsimd::isnan(b), a + b, xsimd::min(a, b)))
 STATICPY_SIMD_UNARY(neg, -a)
 STATICPY_SIMD_UNARY(zeros_like, ((void)a, B(T(0))))
 STATICPY_SIMD_UNARY(abs, xsimd::abs(a))

@@ -91,7 +91,8 @@ void softmax_row(const T* x, T* y, std::int64_t n) {
 /// softmax (or log_softmax) of each of `rows` contiguous rows of `cols` elements.
 template <bool Log, class T>
 void softmax_rows(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
-    const int chunks = chunk_count(rows, threads_for(rows * cols), std::max<std::int64_t>(1, 4096 / (cols + 1)));
+    const int chunks =
+        chunk_count(rows, threads_for(rows * cols), std::max<std::int64_t>(1, 4096 / (cols + 1)));
     parallel_chunks(rows, chunks, [&](std::int64_t b, std::int64_t e, int) {
         for (std::int64_t r = b; r < e; ++r)
             softmax_row<Log>(in + r * cols, out + r * cols, cols);
