@@ -97,6 +97,27 @@ A reduce_combine(A acc, A v) {
         return fn::add::apply(acc, v);
 }
 
+/// Where a fused kernel's values go when it stores them: out[o], or `width` elements from o with
+/// stride `step` (one vector store when contiguous). Held by value: the SIMD stores may alias
+/// anything, so a pointer reached through a reference would be reloaded at every store.
+template <class T>
+struct store_sink {
+    T* q;
+    std::int64_t step;
+    void operator()(std::int64_t o, T v) const { q[o] = v; }
+    template <class Batch>
+    void operator()(std::int64_t o, const Batch& batch) const {
+        if (step == 1) {
+            batch.store_unaligned(q + o);
+        } else {
+            alignas(64) T tmp[Batch::size];
+            batch.store_aligned(tmp);
+            for (std::size_t l = 0; l < Batch::size; ++l)
+                q[o + static_cast<std::int64_t>(l) * step] = tmp[l];
+        }
+    }
+};
+
 /// 1 for softmax, 2 for log_softmax, 0 for any other opaque op.
 template <class Op>
 struct softmax_kind : std::integral_constant<int, 0> {};
@@ -396,19 +417,8 @@ private:
             for_each_run(nest, 0, outer,
                          [&](const std::array<std::int64_t, L + 1>& off, std::int64_t len,
                              const std::array<std::int64_t, L + 1>& inner) {
-                             kern.run(
-                                 off, len, inner, [&](std::int64_t o, T v) { q[o] = v; },
-                                 [&](std::int64_t o, const auto& batch) {
-                                     if (inner[L] == 1) {
-                                         batch.store_unaligned(q + o);
-                                     } else {
-                                         alignas(64) T tmp[std::decay_t<decltype(batch)>::size];
-                                         batch.store_aligned(tmp);
-                                         for (std::size_t l = 0; l < std::size(tmp); ++l)
-                                             q[o + static_cast<std::int64_t>(l) * inner[L]] =
-                                                 tmp[l];
-                                     }
-                                 });
+                             kern.run(off, len, inner, detail::store_sink<T>{q, inner[L]},
+                                      detail::store_sink<T>{q, inner[L]});
                          });
         };
         gemm(m, n, k, a.data(), a.strides()[0], a.strides()[1], b.data(), b.strides()[0],
@@ -462,19 +472,8 @@ private:
             for_each_run(nest, b, e,
                          [&](const std::array<std::int64_t, L + 1>& off, std::int64_t len,
                              const std::array<std::int64_t, L + 1>& inner) {
-                             const std::int64_t step = inner[L];
-                             k.run(
-                                 off, len, inner, [&](std::int64_t o, T v) { q[o] = v; },
-                                 [&](std::int64_t o, const auto& batch) {
-                                     if (step == 1) {
-                                         batch.store_unaligned(q + o);
-                                     } else {
-                                         alignas(64) T tmp[std::decay_t<decltype(batch)>::size];
-                                         batch.store_aligned(tmp);
-                                         for (std::size_t l = 0; l < std::size(tmp); ++l)
-                                             q[o + static_cast<std::int64_t>(l) * step] = tmp[l];
-                                     }
-                                 });
+                             k.run(off, len, inner, detail::store_sink<T>{q, inner[L]},
+                                   detail::store_sink<T>{q, inner[L]});
                          });
         });
     }

@@ -282,7 +282,7 @@ struct region_kernel {
     /// The region's value for `width` consecutive elements of a run. Contiguous: every leaf's
     /// inner stride is 1 or 0 as `unit` says (known per run, branch-free inside).
     template <bool AllUnit>
-    batch at_batch(const std::array<std::int64_t, leaves + 1>& off,
+    batch at_batch(const pointers_t& ptrs, const std::array<std::int64_t, leaves + 1>& off,
                    const std::array<std::int64_t, leaves + 1>& inner,
                    const batch_values_t& hoisted) const {
         batch_values_t v = hoisted;
@@ -293,7 +293,7 @@ struct region_kernel {
                         using node = typename Prog::template node_at<S>;
                         if constexpr (region::is_leaf(S)) {
                             constexpr std::size_t k = region::leaf_index[S];
-                            const root_type* p = std::get<S>(data) + off[k];
+                            const root_type* p = std::get<S>(ptrs) + off[k];
                             if constexpr (AllUnit) {
                                 std::get<S>(v) = batch::load_unaligned(p);
                             } else {
@@ -352,13 +352,14 @@ struct region_kernel {
             if (inner[k] != 1)
                 return 0;
         const batch_values_t hoisted = hoisted_numbers();
+        const pointers_t ptrs = data;
         batch a0 = acc, a1 = identity, a2 = identity, a3 = identity;
         std::array<std::int64_t, leaves + 1> o = off;
         auto at = [&](std::int64_t shift) {
             std::array<std::int64_t, leaves + 1> p = o;
             for (std::size_t k = 0; k < leaves; ++k)
                 p[k] += shift;
-            return at_batch<true>(p, inner, hoisted);
+            return at_batch<true>(ptrs, p, inner, hoisted);
         };
         std::int64_t j = 0;
         for (; j + 4 * width <= len; j += 4 * width) {
@@ -385,20 +386,32 @@ struct region_kernel {
 #if STATICPY_HAS_XSIMD
         if constexpr (simd) {
             const batch_values_t hoisted = hoisted_numbers();
+            // A local copy: SIMD stores may alias anything (the intrinsics' vector types are
+            // may_alias), which would make the loop reload every pointer from *this.
+            const pointers_t ptrs = data;
+            auto store = sink_batch; // a local copy, for the same reason
             bool all_unit = true;
             for (std::size_t k = 0; k < leaves; ++k)
                 all_unit = all_unit && inner[k] == 1;
-            auto step = [&](auto unit) {
+            if (all_unit) {
+                // The common case gets a loop over j alone: the leaves' offsets stay constant,
+                // so their pointers are loop-invariant and each load is base + j.
+                const std::array<std::int64_t, leaves + 1> start = off;
                 for (; j + width <= len; j += width) {
-                    sink_batch(off[leaves], at_batch<decltype(unit)::value>(off, inner, hoisted));
+                    std::array<std::int64_t, leaves + 1> at_j = start;
+                    for (std::size_t k = 0; k < leaves; ++k)
+                        at_j[k] += j;
+                    store(start[leaves] + j * inner[leaves], at_batch<true>(ptrs, at_j, inner, hoisted));
+                }
+                for (std::size_t k = 0; k < leaves + 1; ++k)
+                    off[k] += j * inner[k];
+            } else {
+                for (; j + width <= len; j += width) {
+                    store(off[leaves], at_batch<false>(ptrs, off, inner, hoisted));
                     for (std::size_t k = 0; k < leaves + 1; ++k)
                         off[k] += width * inner[k];
                 }
-            };
-            if (all_unit)
-                step(std::true_type{});
-            else
-                step(std::false_type{});
+            }
         }
 #endif
         for (; j < len; ++j) {
