@@ -4,18 +4,20 @@
 #   scripts/install-deps.sh demo|test|bench|<package>...
 #
 # Sets:  demo  = cmake make g++ libboost-dev libxsimd-dev
-#        test  = demo + clang libomp-14-dev catch2
+#        test  = demo + clang libomp-14-dev catch2 zlib1g-dev dataset-fashion-mnist (zlib is
+#                optional for the library and the dataset for the tests; with them the tests
+#                cover the readers' gzip path and the real Fashion-MNIST files)
 #        bench = demo + libbenchmark-dev python3, and the libraries the tensor benchmarks
 #                compare with: libeigen3-dev libxtensor-dev libxsimd-dev libtorch-dev
-#                libopenblas-dev
+#                libopenblas-dev; dataset-fashion-mnist for the data-loading benchmarks
 # When everything is installed it only runs dpkg-query (fast, no network, no root needed).
 # INSTALL_DEPS_DRY_RUN=1 only reports what would be installed.
 set -euo pipefail
 
 DEMO_PKGS=(cmake make g++ libboost-dev libxsimd-dev)
-TEST_PKGS=("${DEMO_PKGS[@]}" clang libomp-14-dev catch2)
+TEST_PKGS=("${DEMO_PKGS[@]}" clang libomp-14-dev catch2 zlib1g-dev dataset-fashion-mnist)
 BENCH_PKGS=("${DEMO_PKGS[@]}" libbenchmark-dev python3
-    libeigen3-dev libxtensor-dev libxsimd-dev libtorch-dev libopenblas-dev)
+    libeigen3-dev libxtensor-dev libxsimd-dev libtorch-dev libopenblas-dev dataset-fashion-mnist)
 
 if [[ $# -eq 0 ]]; then
     echo "usage: $0 demo|test|bench|<package>..." >&2

@@ -29,6 +29,7 @@
 #include <mutex>
 #include <optional>
 #include <ranges>
+#include <span>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -229,6 +230,21 @@ inline Generator& worker_generator() {
     Generator* g = detail::this_worker().generator;
     return g != nullptr ? *g : default_generator();
 }
+
+// ---- the contiguous fast path ---------------------------------------------------------------
+
+/// A map dataset that makes its own batches: ds.gather(indices) returns exactly what
+/// default_collate makes of the samples ds[i] (same type, same values, same errors), typically by
+/// copying each sample's bytes from contiguous storage straight into the batch. With the default
+/// collate_fn the DataLoader calls gather instead of fetching samples one by one and collating
+/// them; TensorDataset and MNIST / FashionMNIST (without a transform, or a pixelwise one) model it.
+///   static_assert(GatherDataset<TensorDataset<Tensor<float, dynamic_shape<2>>>>);
+///   auto batch = ds.gather(std::vector<std::int64_t>{3, 4, 5});   // one memcpy
+template <class D>
+concept GatherDataset = MapDataset<D> && collatable<sample_t<D>> &&
+    requires(D& d, std::span<const std::int64_t> indices) {
+    { d.gather(indices) } -> std::same_as<collate_t<sample_t<D>>>;
+};
 
 // ---- options --------------------------------------------------------------------------------
 
@@ -580,7 +596,10 @@ private:
             auto& ds = cfg_.dataset.get();
             const auto& collate = cfg_.opts.collate_fn;
             if constexpr (map_style) {
-                if constexpr (batched) {
+                if constexpr (batched && std::is_same_v<Collate, DefaultCollate> &&
+                              GatherDataset<dataset_type>) {
+                    return ds.gather(std::span<const std::int64_t>(indices));
+                } else if constexpr (batched) {
                     std::vector<sample_type> samples;
                     samples.reserve(indices.size());
                     for (std::int64_t i : indices)

@@ -17,10 +17,12 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <memory>
 #include <optional>
 #include <ranges>
+#include <span>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -128,6 +130,48 @@ constexpr bool static_first_extents_agree() {
     }
     return ok;
 }
+
+/// The rows of t at `indices` (along dimension 0, negative ones from the end) stacked into a new
+/// contiguous tensor: what default_collate makes of the samples t[i], without making them. From
+/// contiguous storage each run of consecutive indices is one memcpy into the batch (a shuffled
+/// batch: one per sample); from a strided t each row is copied through a view.
+template <class T, class S>
+auto gather_rows(const Tensor<T, S>& t, std::span<const std::int64_t> indices) {
+    using Out = Tensor<
+        T, typename staticpy::detail::shape_cat<shape<std::int64_t>, shape_erase_t<S, 0>>::type>;
+    const std::int64_t n = t.sizes()[0];
+    auto sizes = t.sizes();
+    sizes[0] = static_cast<std::int64_t>(indices.size());
+    Out out{typename Out::shape_type(sizes)};
+    std::int64_t row = 1;
+    for (std::size_t d = 1; d < S::rank; ++d)
+        row *= sizes[d];
+    const auto wrap = [n](std::int64_t i) {
+        if (i < -n || i >= n)
+            throw IndexError("index " + std::to_string(i) +
+                             " is out of bounds for dimension 0 with size " + std::to_string(n));
+        return i < 0 ? i + n : i;
+    };
+    T* dst = out.data();
+    const bool contiguous = t.is_contiguous();
+    for (std::size_t k = 0; k < indices.size();) {
+        const std::int64_t first = wrap(indices[k]);
+        std::size_t end = k + 1;
+        if (contiguous) {
+            while (end < indices.size() && indices[end] < n &&
+                   indices[end] == first + static_cast<std::int64_t>(end - k))
+                ++end;
+            std::memcpy(dst + static_cast<std::int64_t>(k) * row, t.data() + first * row,
+                        static_cast<std::size_t>(row) * (end - k) * sizeof(T));
+        } else if constexpr (S::rank == 1) {
+            dst[k] = t.data()[first * t.strides()[0]];
+        } else {
+            out[static_cast<std::int64_t>(k)].copy_(t[first]);
+        }
+        k = end;
+    }
+    return out;
+}
 } // namespace detail
 
 /// torch.utils.data.TensorDataset: sample i is the tuple of each tensor's i-th slice along its
@@ -168,6 +212,20 @@ public:
     ///   auto [x, y] = ds[-1];
     [[nodiscard]] auto operator[](std::int64_t i) const {
         return std::apply([i](const auto&... t) { return std::tuple(t[i]...); }, tensors);
+    }
+
+    /// The batch default_collate makes of the samples at `indices`, gathered straight from the
+    /// tensors (one memcpy per sample, or per run of consecutive indices, into each batch
+    /// tensor; no per-sample tensors). The DataLoader takes this path with the default
+    /// collate_fn; same errors as ds[i] and default_collate.
+    ///   std::vector<std::int64_t> idx{4, 0, 1};
+    ///   auto [xb, yb] = ds.gather(idx);   // == default_collate of ds[4], ds[0], ds[1]
+    [[nodiscard]] auto gather(std::span<const std::int64_t> indices) const {
+        if (indices.empty())
+            throw IndexError("list index out of range"); // default_collate's batch[0]
+        return std::apply(
+            [indices](const auto&... t) { return std::tuple(detail::gather_rows(t, indices)...); },
+            tensors);
     }
 };
 
