@@ -74,6 +74,14 @@ struct kernel_plan {
 
 namespace detail {
 
+/// prefix followed by n ("%3", "v3"). Built by appending: g++ 12 reports a false -Wrestrict
+/// for `"%" + std::to_string(n)` once optimised.
+inline std::string tag(const char* prefix, std::size_t n) {
+    std::string s(prefix);
+    s += std::to_string(n);
+    return s;
+}
+
 template <class T>
 std::string dtype_text() {
     return std::string(dtype_name(dtype_of_v<T>));
@@ -86,7 +94,7 @@ std::string operand_list() {
     for (std::size_t k = 0; k < Prog::arity[S]; ++k) {
         if (k)
             s += ", ";
-        s += "%" + std::to_string(Prog::operand_slots[S][k]);
+        s += tag("%", Prog::operand_slots[S][k]);
     }
     return s;
 }
@@ -103,7 +111,7 @@ std::string attr_text(const A& a) {
 template <class Prog, std::size_t S, class Node>
 std::string node_text(const Node& n) {
     if constexpr (requires { Node::index; }) {
-        return "input " + std::to_string(Node::index);
+        return tag("input ", Node::index);
     } else if constexpr (requires { n.tensor; }) {
         return "captured";
     } else if constexpr (requires { typename Node::constant_type; }) {
@@ -142,6 +150,8 @@ std::string node_text(const Node& n) {
 
 } // namespace detail
 
+using detail::tag;
+
 /// The IR text: a header with the inputs, one line per other node, the outputs, then the fused
 /// kernels. shape_text(slot) gives each slot's "float32[3, 4]".
 template <class Prog, std::size_t NumRoots, class ShapeText>
@@ -154,9 +164,9 @@ std::string ir_text(const node_pointers_t<Prog>& nodes,
                 using node = typename Prog::template node_at<S>;
                 if constexpr (requires { node::index; }) {
                     params += params.empty() ? "" : ", ";
-                    params += "%" + std::to_string(S) + ": " + shape_text(S);
+                    params += tag("%", S) + ": " + shape_text(S);
                 } else {
-                    body += "  %" + std::to_string(S) + " = " +
+                    body += tag("  %", S) + " = " +
                             detail::node_text<Prog, S>(*std::get<S>(nodes)) + " : " +
                             shape_text(S) + "\n";
                 }
@@ -166,13 +176,13 @@ std::string ir_text(const node_pointers_t<Prog>& nodes,
     (std::make_index_sequence<Prog::size>{});
     std::string out = "graph(" + params + ") {\n" + body + "  return ";
     for (std::size_t i = 0; i < NumRoots; ++i)
-        out += (i ? ", %" : "%") + std::to_string(roots[i]);
+        out += tag(i ? ", %" : "%", roots[i]);
     out += "\n";
     const auto plan = kernel_plan<Prog, NumRoots>::kernels(roots);
     const auto& ks = plan.first;
     const std::size_t n = plan.second;
     for (std::size_t k = 0; k < n; ++k) {
-        out += "  # kernel " + std::to_string(k) + ": ";
+        out += tag("  # kernel ", k) + ": ";
         // members of the kernel's region, in slot order
         std::string members;
         [&]<std::size_t... S>(std::index_sequence<S...>) {
@@ -182,25 +192,25 @@ std::string ir_text(const node_pointers_t<Prog>& nodes,
                         const auto& member = region<Prog, S>::member;
                         for (std::size_t s = 0; s < Prog::size; ++s)
                             if (member[s] && !Prog::materialized[s])
-                                members += (members.empty() ? "%" : " %") + std::to_string(s);
+                                members += tag(members.empty() ? "%" : " %", s);
                     }
                 }(),
                 ...);
         }
         (std::make_index_sequence<Prog::size>{});
         if (members.empty())
-            members = "%" + std::to_string(ks[k].root);
+            members = tag("%", ks[k].root);
         if (ks[k].reduction < Prog::size) {
-            out += "reduce " + members + " into %" + std::to_string(ks[k].reduction) + "\n";
+            out += "reduce " + members + tag(" into %", ks[k].reduction) + "\n";
         } else {
-            out += "fused " + members + " -> %" + std::to_string(ks[k].root);
+            out += "fused " + members + tag(" -> %", ks[k].root);
             std::size_t m = Prog::size;
             [&]<std::size_t... S>(std::index_sequence<S...>) {
                 ((ks[k].root == S ? (void)(m = epilogue_of<Prog, S>(roots)) : void()), ...);
             }
             (std::make_index_sequence<Prog::size>{});
             if (m < Prog::size)
-                out += " (epilogue of matmul %" + std::to_string(m) + ")";
+                out += tag(" (epilogue of matmul %", m) + ")";
             out += "\n";
         }
     }
@@ -242,7 +252,7 @@ std::string dot_text(const node_pointers_t<Prog>& nodes,
     };
     std::vector<std::string> lines(Prog::size);
     [&]<std::size_t... S>(std::index_sequence<S...>) {
-        ((lines[S] = "n" + std::to_string(S) + " [label=\"%" + std::to_string(S) + " = " +
+        ((lines[S] = tag("n", S) + " [label=\"" + tag("%", S) + " = " +
                      escape(detail::node_text<Prog, S>(*std::get<S>(nodes))) + "\\n" +
                      escape(shape_text(S)) + "\"" +
                      (Prog::materialized[S] ? ", style=filled, fillcolor=lightgrey" : "") + "];\n"),
@@ -255,19 +265,17 @@ std::string dot_text(const node_pointers_t<Prog>& nodes,
             if (cluster_of[s] == k)
                 inner += (k < n ? "    " : "  ") + lines[s];
         if (k < n && !inner.empty())
-            out += "  subgraph cluster_" + std::to_string(k) + " {\n    label=\"kernel " +
-                   std::to_string(k) + "\";\n    style=dashed;\n" + inner + "  }\n";
+            out += tag("  subgraph cluster_", k) + " {\n    label=\"kernel " + std::to_string(k) +
+                   "\";\n    style=dashed;\n" + inner + "  }\n";
         else
             out += inner;
     }
     for (std::size_t s = 0; s < Prog::size; ++s)
         for (std::size_t k = 0; k < Prog::arity[s]; ++k)
-            out += "  n" + std::to_string(Prog::operand_slots[s][k]) + " -> n" + std::to_string(s) +
-                   ";\n";
+            out += tag("  n", Prog::operand_slots[s][k]) + tag(" -> n", s) + ";\n";
     for (std::size_t i = 0; i < NumRoots; ++i)
-        out += "  out" + std::to_string(i) + " [shape=ellipse, label=\"output " +
-               std::to_string(i) + "\"];\n  n" + std::to_string(roots[i]) + " -> out" +
-               std::to_string(i) + ";\n";
+        out += tag("  out", i) + " [shape=ellipse, label=\"output " + std::to_string(i) + "\"];\n" +
+               tag("  n", roots[i]) + " -> out" + std::to_string(i) + ";\n";
     return out + "}\n";
 }
 
@@ -285,7 +293,7 @@ std::string value_expression(const node_pointers_t<Prog>& nodes) {
                repr(node::value) + ")";
     } else if constexpr (is_number_node_v<node>) {
         (void)nodes;
-        return "p" + std::to_string(S); // a kernel parameter
+        return tag("p", S); // a kernel parameter
     } else {
         constexpr auto ops = Prog::template instr_at<S>::operands;
         return [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -293,7 +301,7 @@ std::string value_expression(const node_pointers_t<Prog>& nodes) {
             auto operand = [](std::size_t slot, auto types) {
                 using C = typename decltype(types)::first_type;
                 using V = typename decltype(types)::second_type;
-                std::string v = "v" + std::to_string(slot);
+                std::string v = tag("v", slot);
                 if constexpr (std::is_same_v<C, V>)
                     return v;
                 else
@@ -337,17 +345,17 @@ void slot_source(const node_pointers_t<Prog>& nodes, std::string& params, std::s
     if constexpr (reg::member[S]) {
         using node = typename Prog::template node_at<S>;
         const std::string t = fn::cpp_type_name<typename node::value_type>;
-        const std::string v = "v" + std::to_string(S);
-        const std::string o = "o" + std::to_string(S);
+        const std::string v = tag("v", S);
+        const std::string o = tag("o", S);
         if constexpr (reg::is_leaf(S)) {
-            const std::string in = "in" + std::to_string(S);
+            const std::string in = tag("in", S);
             params += ", const " + t + "* " + in + ", const std::int64_t* " + in + "_strides";
             offsets += "            " + o + " += c * " + in + "_strides[d];\n";
             loads += "        std::int64_t " + o + " = 0;\n";
             body += "        const " + t + " " + v + " = " + in + "[" + o + "];\n";
         } else {
             if constexpr (is_number_node_v<node> && !requires { typename node::constant_type; })
-                params += ", " + t + " p" + std::to_string(S);
+                params += ", " + t + tag(" p", S);
             body +=
                 "        const " + t + " " + v + " = " + value_expression<Prog, S>(nodes) + ";\n";
         }
@@ -377,16 +385,15 @@ std::string kernel_source(std::size_t k, std::size_t reduction,
     }
     (std::make_index_sequence<Prog::size>{});
     params += ", " + acc_t + "* out, const std::int64_t* out_strides";
-    const std::string what = reduction < Prog::size ? " reduced into %" + std::to_string(reduction)
-                                                    : std::string(" stored");
-    return "// kernel " + std::to_string(k) + ": %" + std::to_string(R) + what + "\nvoid kernel_" +
-           std::to_string(k) + "(" + params + ") {\n" +
-           "    for (std::int64_t i = 0; i < numel; ++i) {\n" + loads +
+    const std::string what =
+        reduction < Prog::size ? tag(" reduced into %", reduction) : std::string(" stored");
+    return tag("// kernel ", k) + tag(": %", R) + what + "\nvoid kernel_" + std::to_string(k) +
+           "(" + params + ") {\n" + "    for (std::int64_t i = 0; i < numel; ++i) {\n" + loads +
            "        std::int64_t o_out = 0;\n" +
            "        for (std::int64_t d = rank - 1, r = i; d >= 0; --d) {\n" +
            "            const std::int64_t c = r % sizes[d];\n" + "            r /= sizes[d];\n" +
            offsets + "            o_out += c * out_strides[d];\n        }\n" + body +
-           "        const " + acc_t + " value = static_cast<" + acc_t + ">(v" + std::to_string(R) +
+           "        const " + acc_t + " value = static_cast<" + acc_t + tag(">(v", R) +
            ");\n        " + combine + "\n    }\n}\n\n";
 }
 

@@ -401,7 +401,8 @@ struct region_kernel {
                     std::array<std::int64_t, leaves + 1> at_j = start;
                     for (std::size_t k = 0; k < leaves; ++k)
                         at_j[k] += j;
-                    store(start[leaves] + j * inner[leaves], at_batch<true>(ptrs, at_j, inner, hoisted));
+                    store(start[leaves] + j * inner[leaves],
+                          at_batch<true>(ptrs, at_j, inner, hoisted));
                 }
                 for (std::size_t k = 0; k < leaves + 1; ++k)
                     off[k] += j * inner[k];
