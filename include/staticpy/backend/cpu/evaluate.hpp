@@ -540,12 +540,19 @@ private:
         const bool private_acc = chunks > 1 && !outer_kept;
         if (private_acc && out_numel * chunks > (std::int64_t{1} << 22))
             chunks = 1;
-        std::vector<A> acc(static_cast<std::size_t>(out_numel * (private_acc ? chunks : 1)),
-                           detail::reduce_identity<K, A>());
+        // Accumulators: on the stack when few (a full reduction has one per chunk), so a small
+        // sum allocates nothing but its result.
+        const auto acc_count = static_cast<std::size_t>(out_numel * (private_acc ? chunks : 1));
+        std::array<A, 64> small_acc;
+        std::vector<A> large_acc;
+        if (acc_count > small_acc.size())
+            large_acc.resize(acc_count);
+        A* const acc = acc_count > small_acc.size() ? large_acc.data() : small_acc.data();
+        std::fill(acc, acc + acc_count, detail::reduce_identity<K, A>());
 
         if (in_shape.numel() != 0) {
             parallel_chunks(outer, chunks, [&](std::int64_t b, std::int64_t e, int c) {
-                A* a = acc.data() + (private_acc ? c * out_numel : 0);
+                A* a = acc + (private_acc ? c * out_numel : 0);
                 for_each_run(nest, b, e,
                              [&](const std::array<std::int64_t, L + 1>& off, std::int64_t len,
                                  const std::array<std::int64_t, L + 1>& inner) {
@@ -556,9 +563,7 @@ private:
         if (private_acc)
             for (int c = 1; c < chunks; ++c)
                 for (std::int64_t i = 0; i < out_numel; ++i)
-                    acc[static_cast<std::size_t>(i)] =
-                        detail::reduce_combine<K>(acc[static_cast<std::size_t>(i)],
-                                                  acc[static_cast<std::size_t>(c * out_numel + i)]);
+                    acc[i] = detail::reduce_combine<K>(acc[i], acc[c * out_numel + i]);
 
         using out_shape_t = typename node_t::shape_type;
         typename out_shape_t::sizes_type out_sizes{};
@@ -573,7 +578,7 @@ private:
         using V = typename node_t::value_type;
         V* q = out.data();
         for (std::int64_t i = 0; i < out_numel; ++i) {
-            const A a = acc[static_cast<std::size_t>(i)];
+            const A a = acc[i];
             if constexpr (K == graph::reduce_kind::mean)
                 q[i] = static_cast<V>(static_cast<double>(a) / static_cast<double>(count));
             else
