@@ -27,9 +27,13 @@ cmake -S "$ROOT" -B "$BUILD" -G "Unix Makefiles" \
     -DSTATICPY_BUILD_EXAMPLES=ON \
     -DSTATICPY_BUILD_BENCHMARKS=OFF \
     -DSTATICPY_WARNINGS_AS_ERRORS=OFF
-cmake --build "$BUILD" --target example_tour -j "$JOBS"
+cmake --build "$BUILD" --target example_tour example_jit_graph -j "$JOBS"
 
 echo
 echo "===== staticpy tour ====="
 cd "$ROOT"
 "$BUILD/examples/example_tour"
+
+echo
+echo "===== staticpy::jit: one function, two modes ====="
+"$BUILD/examples/example_jit_graph" "$BUILD/graph.dot"

@@ -181,3 +181,23 @@ TEST_CASE("gemm: an exception from the epilogue reaches the caller", "[gemm][epi
                                 }),
                     std::runtime_error);
 }
+
+TEST_CASE("set_num_threads / get_num_threads and cores reserved by other work") {
+    const int before = staticpy::get_num_threads();
+    CHECK(before >= 1);
+    CHECK_THROWS_AS(staticpy::set_num_threads(0), staticpy::RuntimeError);
+    CHECK_THROWS_WITH(staticpy::set_num_threads(0),
+                      "set_num_threads expects a positive number of threads");
+    staticpy::set_num_threads(1);
+    CHECK(staticpy::get_num_threads() == 1);
+    CHECK(staticpy::backend::cpu::threads_for(std::int64_t{1} << 30) == 1);
+    staticpy::set_num_threads(3);
+    CHECK(staticpy::backend::cpu::available_threads() == (STATICPY_HAS_OPENMP ? 3 : 1));
+    {
+        staticpy::reserve_threads workers(2);
+        CHECK(staticpy::backend::cpu::available_threads() == 1);
+        CHECK(staticpy::backend::cpu::threads_for(100) == 1); // small work: always one
+    }
+    CHECK(staticpy::backend::cpu::available_threads() == (STATICPY_HAS_OPENMP ? 3 : 1));
+    staticpy::set_num_threads(before);
+}

@@ -37,6 +37,7 @@
 #include <utility>
 #include <vector>
 
+#include "staticpy/backend/cpu/config.hpp"
 #include "staticpy/core/error.hpp"
 #include "staticpy/core/generator.hpp"
 #include "staticpy/core/repr.hpp"
@@ -685,6 +686,8 @@ private:
             queues_.resize(static_cast<std::size_t>(workers_));
             status_.assign(static_cast<std::size_t>(workers_), true);
             threads_.reserve(static_cast<std::size_t>(workers_));
+            // The workers' cores are theirs while they run: the model's kernels use the rest.
+            cores_.emplace(workers_);
             try {
                 for (int w = 0; w < workers_; ++w)
                     threads_.emplace_back([this, w] { worker_loop(w); });
@@ -736,6 +739,7 @@ private:
             for (auto& t : threads_)
                 if (t.joinable())
                     t.join();
+            cores_.reset();
         }
 
     private:
@@ -939,6 +943,7 @@ private:
         std::deque<result> results_;
         bool stop_ = false;
         std::vector<std::thread> threads_;
+        std::optional<reserve_threads> cores_;
     };
 
     static DataLoaderOptions<Collate> rebind(DataLoaderOptions<DefaultCollate> o, Collate fn) {

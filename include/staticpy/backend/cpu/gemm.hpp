@@ -437,7 +437,7 @@ split choose_split(std::int64_t M, std::int64_t N, std::int64_t K) {
         return s;
     using P = blocking<T>;
     const std::int64_t tiles_m = (M + P::MR - 1) / P::MR, panels_n = (N + P::NR - 1) / P::NR;
-    const std::int64_t nt = std::min<std::int64_t>(omp_get_max_threads(), tiles_m * panels_n);
+    const std::int64_t nt = std::min<std::int64_t>(available_threads(), tiles_m * panels_n);
     if (nt <= 1)
         return s;
     // Several tasks per thread, taken first come first served: a thread that the OS deschedules
