@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Builds and runs every staticpy test, in three passes:
+# Builds and runs every staticpy test, in four passes:
 #   gcc    build/gcc    g++,     Debug, -Werror, all labels (unit, compile-fail, install)
 #   clang  build/clang  clang++, Debug, -Werror, all labels
 #   asan   build/asan   g++,     Debug, -Werror, ASan+UBSan, without compile-fail/install
+#   tsan   build/tsan   g++,     Debug, -Werror, ThreadSanitizer: the DataLoader's tests only
 # Installs the missing Debian packages first (cmake make g++ libboost-dev clang catch2).
 #
-#   scripts/test.sh [gcc] [clang] [asan]     (default: all three)
+#   scripts/test.sh [gcc] [clang] [asan] [tsan]     (default: all four)
 # Extra ctest arguments can be given in $CTEST_ARGS (e.g. CTEST_ARGS="-L containers").
 set -euo pipefail
 
@@ -17,7 +18,7 @@ read -r -a EXTRA_CTEST_ARGS <<< "${CTEST_ARGS:-}"
 
 passes=("$@")
 if [[ ${#passes[@]} -eq 0 ]]; then
-    passes=(gcc clang asan)
+    passes=(gcc clang asan tsan)
 fi
 
 # ASan/UBSan: fail on the first report, with a stack.
@@ -28,6 +29,7 @@ summary=()
 failed=0
 
 # run_pass <name> <compiler> <ctest args...> -- <cmake args...>
+# $BUILD_TARGET, when set, builds that target only.
 run_pass() {
     local name="$1" cxx="$2"
     shift 2
@@ -57,7 +59,7 @@ run_pass() {
         summary+=("FAIL  $name: configure failed ($((SECONDS - start))s)")
         return 1
     fi
-    if ! cmake --build "$build" -j "$JOBS"; then
+    if ! cmake --build "$build" -j "$JOBS" ${BUILD_TARGET:+--target "$BUILD_TARGET"}; then
         summary+=("FAIL  $name: build failed ($((SECONDS - start))s)")
         return 1
     fi
@@ -74,7 +76,10 @@ for pass in "${passes[@]}"; do
         gcc)   run_pass gcc g++ -- -DSTATICPY_SANITIZE=OFF || failed=1 ;;
         clang) run_pass clang clang++ -- -DSTATICPY_SANITIZE=OFF || failed=1 ;;
         asan)  run_pass asan g++ -LE 'compile-fail|install' -- -DSTATICPY_SANITIZE=ON || failed=1 ;;
-        *) echo "test.sh: unknown pass '$pass' (expected gcc, clang or asan)" >&2; exit 2 ;;
+        tsan)  BUILD_TARGET=data_dataloader_tsan_test run_pass tsan g++ -R dataloader_tsan -- \
+                   -DSTATICPY_SANITIZE=OFF -DSTATICPY_TSAN_TESTS=ON -DSTATICPY_BUILD_EXAMPLES=OFF ||
+                   failed=1 ;;
+        *) echo "test.sh: unknown pass '$pass' (expected gcc, clang, asan or tsan)" >&2; exit 2 ;;
     esac
 done
 

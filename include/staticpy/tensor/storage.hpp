@@ -8,11 +8,13 @@
 //   auto s = staticpy::Storage<float>::allocate(6);     // owning, aligned, shared by views
 //   auto w = staticpy::Storage<float>::wrap(ptr, 6);    // non-owning
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -23,6 +25,84 @@ namespace staticpy {
 
 /// The alignment in bytes of every buffer staticpy allocates.
 inline constexpr std::size_t storage_alignment = 64;
+
+namespace detail {
+
+/// Large buffers freed recently, kept for the next allocation of the same size. A large block
+/// comes from mmap and goes back to the system when freed, so every new tensor of that size
+/// would fault in each of its pages again (a 4 MB result: a thousand page faults, more time than
+/// computing it). Eager ops and graph outputs allocate the same sizes over and over; reusing a
+/// block costs a lock. Bounded (64 blocks, 1 GiB); off under AddressSanitizer, which must see
+/// every free to find use-after-free.
+class block_cache {
+public:
+    static constexpr std::size_t min_bytes = std::size_t{1} << 16;
+    static constexpr std::size_t max_blocks = 64;
+    static constexpr std::size_t max_bytes = std::size_t{1} << 30;
+
+    static block_cache& instance() {
+        // Never destroyed: tensors in static storage may be freed after it would have been.
+        static block_cache* cache = new block_cache;
+        return *cache;
+    }
+
+    void* take(std::size_t bytes) {
+        if (!enabled || bytes < min_bytes)
+            return nullptr;
+        std::lock_guard lock(mutex_);
+        for (std::size_t i = count_; i-- > 0;) {
+            if (blocks_[i].bytes == bytes) {
+                void* p = blocks_[i].ptr;
+                held_ -= bytes;
+                blocks_[i] = blocks_[--count_];
+                return p;
+            }
+        }
+        return nullptr;
+    }
+
+    /// Keeps p (of `bytes`) for reuse, or frees it, or frees an older block to make room.
+    void give(void* p, std::size_t bytes) {
+        if (enabled && bytes >= min_bytes && bytes <= max_bytes) {
+            std::lock_guard lock(mutex_);
+            while (count_ > 0 && (count_ == max_blocks || held_ + bytes > max_bytes)) {
+                release(blocks_[0]);
+                held_ -= blocks_[0].bytes;
+                blocks_[0] = blocks_[--count_];
+            }
+            blocks_[count_++] = block{p, bytes};
+            held_ += bytes;
+            return;
+        }
+        release(block{p, bytes});
+    }
+
+private:
+#if defined(__SANITIZE_ADDRESS__)
+    static constexpr bool enabled = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    static constexpr bool enabled = false;
+#else
+    static constexpr bool enabled = true;
+#endif
+#else
+    static constexpr bool enabled = true;
+#endif
+    struct block {
+        void* ptr = nullptr;
+        std::size_t bytes = 0;
+    };
+    static void release(const block& b) noexcept {
+        ::operator delete (b.ptr, std::align_val_t{storage_alignment});
+    }
+    std::mutex mutex_;
+    std::array<block, max_blocks> blocks_{};
+    std::size_t count_ = 0;
+    std::size_t held_ = 0;
+};
+
+} // namespace detail
 
 template <class T>
 class Storage {
@@ -45,11 +125,13 @@ public:
         bytes = (bytes + storage_alignment - 1) / storage_alignment * storage_alignment;
         if (bytes == 0)
             bytes = storage_alignment;
-        void* raw = ::operator new (bytes, std::align_val_t{storage_alignment});
+        void* raw = detail::block_cache::instance().take(bytes);
+        if (raw == nullptr)
+            raw = ::operator new (bytes, std::align_val_t{storage_alignment});
         if constexpr (std::is_same_v<T, bool>)
             std::memset(raw, 0, bytes);
         Storage s;
-        s.data_ = std::shared_ptr<T>(static_cast<T*>(raw), aligned_deleter{});
+        s.data_ = std::shared_ptr<T>(static_cast<T*>(raw), aligned_deleter{bytes});
         s.size_ = n;
         s.owning_ = true;
         return s;
@@ -86,8 +168,9 @@ public:
 
 private:
     struct aligned_deleter {
+        std::size_t bytes;
         void operator()(T* p) const noexcept {
-            ::operator delete (static_cast<void*>(p), std::align_val_t{storage_alignment});
+            detail::block_cache::instance().give(static_cast<void*>(p), bytes);
         }
     };
 
