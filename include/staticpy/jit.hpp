@@ -376,10 +376,12 @@ private:
 };
 
 namespace detail {
-/// Traces f with args, evaluates it once (for every node's shape) and hands the program, its
-/// nodes, its outputs and each slot's "float32[3, 4]" to `print`.
-template <class F, class... Args, class Print>
-std::string inspect(const jit_function<F>& f, Print&& print, const Args&... args) {
+enum class graph_view { ir, dot };
+
+/// Traces f with args, evaluates it once (for every node's shape: "float32[3, 4]") and writes
+/// the program as IR text or DOT.
+template <graph_view View, class F, class... Args>
+std::string inspect(const jit_function<F>& f, const Args&... args) {
     graph::trace<F, Args...> t(f.function(), args...);
     return t.template with_program<std::string>([&](auto tag, const auto& nodes) -> std::string {
         using P = typename decltype(tag)::type::prog;
@@ -395,8 +397,11 @@ std::string inspect(const jit_function<F>& f, Print&& print, const Args&... args
              ...);
         }
         (std::make_index_sequence<P::size>{});
-        return print(std::type_identity<P>{}, nodes, roots,
-                     [&](std::size_t s) { return shapes[s]; });
+        auto shape = [&](std::size_t s) { return shapes[s]; };
+        if constexpr (View == graph_view::ir)
+            return graph::ir_text<P>(nodes, roots, shape);
+        else
+            return graph::dot_text<P>(nodes, roots, shape);
     });
 }
 } // namespace detail
@@ -406,23 +411,13 @@ std::string inspect(const jit_function<F>& f, Print&& print, const Args&... args
 ///   std::cout << staticpy::dump(f, x, w);
 template <class F, class... Args>
 std::string dump(const jit_function<F>& f, const Args&... args) {
-    return detail::inspect(
-        f,
-        [](auto tag, const auto& nodes, const auto& roots, auto shape) {
-            return graph::ir_text<typename decltype(tag)::type>(nodes, roots, shape);
-        },
-        args...);
+    return detail::inspect<detail::graph_view::ir>(f, args...);
 }
 
 /// The same graph as Graphviz DOT (dot -Tsvg): a cluster per fused kernel.
 template <class F, class... Args>
 std::string to_dot(const jit_function<F>& f, const Args&... args) {
-    return detail::inspect(
-        f,
-        [](auto tag, const auto& nodes, const auto& roots, auto shape) {
-            return graph::dot_text<typename decltype(tag)::type>(nodes, roots, shape);
-        },
-        args...);
+    return detail::inspect<detail::graph_view::dot>(f, args...);
 }
 
 /// Standalone C++ source of the graph's fused kernels (see graph::cpp_text for their signature).

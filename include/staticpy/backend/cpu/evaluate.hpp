@@ -390,24 +390,9 @@ private:
         }
         kernel_t<R> kern;
         constexpr std::size_t L = kernel_t<R>::leaves;
-        const std::array<std::int64_t, 2> sizes{m, n};
         // Each leaf's strides over the whole output; a block starts at its (i0, j0).
-        std::array<std::array<std::int64_t, 2>, L + 1> strides{};
-        strides[L] = out.strides();
-        kern.nodes = &nodes_;
-        [&]<std::size_t... S>(std::index_sequence<S...>) {
-            (
-                [&] {
-                    if constexpr (kernel_t<R>::region::is_leaf(S)) {
-                        const auto& t = tensor<S>();
-                        std::get<S>(kern.data) = t.data();
-                        strides[kernel_t<R>::region::leaf_index[S]] =
-                            detail::broadcast_strides(t.sizes(), t.strides(), sizes);
-                    }
-                }(),
-                ...);
-        }
-        (std::make_index_sequence<N>{});
+        const auto strides =
+            leaf_strides<R>(kern, std::array<std::int64_t, 2>{m, n}, out.strides());
         T* q = out.data();
         auto epilogue = [&](std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1) {
             auto nest = simplify(std::array<std::int64_t, 2>{i1 - i0, j1 - j0}, strides);
@@ -433,9 +418,11 @@ private:
 
     /// The loop nest of region Root over the iteration space `sizes`, its sink having `sink`
     /// strides; fills the kernel's leaf pointers.
+    /// Fills the kernel of region Root with its leaves' pointers, and returns each leaf's strides
+    /// over the iteration space `sizes` (0 where it broadcasts), the sink's (`sink`) last.
     template <std::size_t Root, std::size_t R>
-    auto prepare(kernel_t<Root>& k, const std::array<std::int64_t, R>& sizes,
-                 const std::array<std::int64_t, R>& sink) const {
+    auto leaf_strides(kernel_t<Root>& k, const std::array<std::int64_t, R>& sizes,
+                      const std::array<std::int64_t, R>& sink) const {
         constexpr std::size_t L = kernel_t<Root>::leaves;
         std::array<std::array<std::int64_t, R>, L + 1> strides{};
         strides[L] = sink;
@@ -453,7 +440,15 @@ private:
                 ...);
         }
         (std::make_index_sequence<N>{});
-        return simplify(sizes, strides);
+        return strides;
+    }
+
+    /// The loop nest of region Root over the iteration space `sizes`, its sink having `sink`
+    /// strides (dims merged where every operand allows).
+    template <std::size_t Root, std::size_t R>
+    auto prepare(kernel_t<Root>& k, const std::array<std::int64_t, R>& sizes,
+                 const std::array<std::int64_t, R>& sink) const {
+        return simplify(sizes, leaf_strides<Root>(k, sizes, sink));
     }
 
     template <std::size_t Root, class Out>
