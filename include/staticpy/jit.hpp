@@ -61,26 +61,35 @@ namespace graph {
 // ---- arguments: tensors become inputs, floats scalars, containers are walked
 // ---------------------
 
-template <class X>
-struct tensor_leaves : std::integral_constant<std::size_t, is_tensor_v<X> ? 1 : 0> {};
-template <class... Ts>
-struct tensor_leaves<std::tuple<Ts...>>
-    : std::integral_constant<std::size_t, (tensor_leaves<Ts>::value + ... + 0)> {};
-template <class... Ts>
-struct tensor_leaves<list<Ts...>>
-    : std::integral_constant<std::size_t, (tensor_leaves<Ts>::value + ... + 0)> {};
-template <class... K, class... V>
-struct tensor_leaves<dict_t<pair<K, V>...>>
-    : std::integral_constant<std::size_t, (tensor_leaves<V>::value + ... + 0)> {};
-template <class X>
-inline constexpr std::size_t tensor_leaves_v = tensor_leaves<std::remove_cvref_t<X>>::value;
+/// How many leaves (values for which Leaf<X>::value holds) X holds, through std::tuples,
+/// staticpy lists and dict values. Arguments count their tensors; results their Tracers.
+template <template <class> class Leaf, class X>
+struct leaf_count : std::integral_constant<std::size_t, Leaf<X>::value ? 1 : 0> {};
+template <template <class> class Leaf, class... Ts>
+struct leaf_count<Leaf, std::tuple<Ts...>>
+    : std::integral_constant<std::size_t, (leaf_count<Leaf, Ts>::value + ... + 0)> {};
+template <template <class> class Leaf, class... Ts>
+struct leaf_count<Leaf, list<Ts...>>
+    : std::integral_constant<std::size_t, (leaf_count<Leaf, Ts>::value + ... + 0)> {};
+template <template <class> class Leaf, class... K, class... V>
+struct leaf_count<Leaf, dict_t<pair<K, V>...>>
+    : std::integral_constant<std::size_t, (leaf_count<Leaf, V>::value + ... + 0)> {};
 
-/// The start index of each element's tensors: an exclusive prefix sum of their counts.
-template <class... Ts>
+template <class X>
+struct is_tensor_leaf : std::bool_constant<is_tensor_v<X>> {};
+template <class X>
+struct is_tracer_leaf : std::bool_constant<is_tracer_v<X>> {};
+
+template <class X>
+inline constexpr std::size_t tensor_leaves_v =
+    leaf_count<is_tensor_leaf, std::remove_cvref_t<X>>::value;
+
+/// The index of each element's first leaf: an exclusive prefix sum of their leaf counts.
+template <template <class> class Leaf, class... Ts>
 constexpr std::array<std::size_t, sizeof...(Ts) + 1> leaf_offsets() {
     std::array<std::size_t, sizeof...(Ts) + 1> a{};
     std::size_t n = 0, i = 0;
-    ((a[i++] = n, n += tensor_leaves_v<Ts>), ...);
+    ((a[i++] = n, n += leaf_count<Leaf, std::remove_cvref_t<Ts>>::value), ...);
     a[i] = n;
     return a;
 }
@@ -100,7 +109,7 @@ auto symbolic(const X& x) {
         return Tracer<scalar<U>>{{x, {}}};
     } else if constexpr (is_std_tuple<U>::value) {
         return [&]<class... Ts>(const std::tuple<Ts...>& t) {
-            constexpr auto off = leaf_offsets<Ts...>();
+            constexpr auto off = leaf_offsets<is_tensor_leaf, Ts...>();
             return [&]<std::size_t... K>(std::index_sequence<K...>) {
                 return std::tuple{symbolic<I + off[K]>(std::get<K>(t))...};
             }
@@ -108,7 +117,7 @@ auto symbolic(const X& x) {
         }(x);
     } else if constexpr (requires { x.elements; }) { // staticpy list
         return hana::unpack(x.elements, [&](const auto&... e) {
-            constexpr auto off = leaf_offsets<std::remove_cvref_t<decltype(e)>...>();
+            constexpr auto off = leaf_offsets<is_tensor_leaf, decltype(e)...>();
             return [&]<std::size_t... K>(std::index_sequence<K...>) {
                 return staticpy::list{symbolic<I + off[K]>(e)...};
             }
@@ -116,7 +125,7 @@ auto symbolic(const X& x) {
         });
     } else if constexpr (requires { x.entries; }) { // staticpy dict
         return hana::unpack(x.entries, [&](const auto&... p) {
-            constexpr auto off = leaf_offsets<std::remove_cvref_t<decltype(p.value)>...>();
+            constexpr auto off = leaf_offsets<is_tensor_leaf, decltype(p.value)...>();
             return [&]<std::size_t... K>(std::index_sequence<K...>) {
                 auto items = hana::make_tuple(pair(p.key, symbolic<I + off[K]>(p.value))...);
                 return dict_t<
@@ -170,18 +179,6 @@ auto roots_of(const X& x) {
         return std::tuple<>{};
 }
 
-template <class X>
-struct tracer_leaves : std::integral_constant<std::size_t, is_tracer_v<X> ? 1 : 0> {};
-template <class... Ts>
-struct tracer_leaves<std::tuple<Ts...>>
-    : std::integral_constant<std::size_t, (tracer_leaves<Ts>::value + ... + 0)> {};
-template <class... Ts>
-struct tracer_leaves<list<Ts...>>
-    : std::integral_constant<std::size_t, (tracer_leaves<Ts>::value + ... + 0)> {};
-template <class... K, class... V>
-struct tracer_leaves<dict_t<pair<K, V>...>>
-    : std::integral_constant<std::size_t, (tracer_leaves<V>::value + ... + 0)> {};
-
 /// The traced result with output K in place of its K-th Tracer.
 template <std::size_t K, class X, class Outputs>
 auto rebuild(const X& x, Outputs& outs) {
@@ -190,30 +187,16 @@ auto rebuild(const X& x, Outputs& outs) {
         return std::move(std::get<K>(outs));
     } else if constexpr (requires { x.elements; }) {
         return hana::unpack(x.elements, [&](const auto&... e) {
-            constexpr auto counts = std::array<std::size_t, sizeof...(e) + 1>{
-                tracer_leaves<std::remove_cvref_t<decltype(e)>>::value..., 0};
+            constexpr auto start = leaf_offsets<is_tracer_leaf, decltype(e)...>();
             return [&]<std::size_t... J>(std::index_sequence<J...>) {
-                constexpr auto start = [&] {
-                    std::array<std::size_t, sizeof...(J) + 1> s{};
-                    for (std::size_t i = 0; i < sizeof...(J); ++i)
-                        s[i + 1] = s[i] + counts[i];
-                    return s;
-                }();
                 return staticpy::list{rebuild<K + start[J]>(e, outs)...};
             }
             (std::make_index_sequence<sizeof...(e)>{});
         });
     } else if constexpr (requires { x.entries; }) {
         return hana::unpack(x.entries, [&](const auto&... p) {
-            constexpr auto counts = std::array<std::size_t, sizeof...(p) + 1>{
-                tracer_leaves<std::remove_cvref_t<decltype(p.value)>>::value..., 0};
+            constexpr auto start = leaf_offsets<is_tracer_leaf, decltype(p.value)...>();
             return [&]<std::size_t... J>(std::index_sequence<J...>) {
-                constexpr auto start = [&] {
-                    std::array<std::size_t, sizeof...(J) + 1> s{};
-                    for (std::size_t i = 0; i < sizeof...(J); ++i)
-                        s[i + 1] = s[i] + counts[i];
-                    return s;
-                }();
                 auto items = hana::make_tuple(pair(p.key, rebuild<K + start[J]>(p.value, outs))...);
                 return dict_t<std::remove_cvref_t<decltype(pair(
                     p.key, rebuild<K + start[J]>(p.value, outs)))>...>(items);
@@ -222,14 +205,7 @@ auto rebuild(const X& x, Outputs& outs) {
         });
     } else if constexpr (is_std_tuple<U>::value) {
         return [&]<class... Ts>(const std::tuple<Ts...>& t) {
-            constexpr auto counts =
-                std::array<std::size_t, sizeof...(Ts) + 1>{tracer_leaves<Ts>::value..., 0};
-            constexpr auto start = [&] {
-                std::array<std::size_t, sizeof...(Ts) + 1> s{};
-                for (std::size_t i = 0; i < sizeof...(Ts); ++i)
-                    s[i + 1] = s[i] + counts[i];
-                return s;
-            }();
+            constexpr auto start = leaf_offsets<is_tracer_leaf, Ts...>();
             return [&]<std::size_t... J>(std::index_sequence<J...>) {
                 return std::tuple{rebuild<K + start[J]>(std::get<J>(t), outs)...};
             }
@@ -252,7 +228,7 @@ struct program_of_tuple<Speculative, std::tuple<R...>> {
 /// a jit call evaluates.
 template <class F, class... Args>
 struct trace {
-    static constexpr auto offsets = leaf_offsets<Args...>();
+    static constexpr auto offsets = leaf_offsets<is_tensor_leaf, Args...>();
     template <std::size_t... K>
     static auto symbolic_args_of(std::index_sequence<K...>, const Args&... args) {
         return std::tuple{symbolic<offsets[K]>(args)...};

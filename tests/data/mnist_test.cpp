@@ -20,24 +20,10 @@ using namespace staticpy;
 using namespace staticpy::data;
 using namespace staticpy::literals;
 using test_files::bytes;
+using test_files::contains;
+using test_files::error_of;
 
 namespace {
-
-template <class E, class F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        return std::string("<another exception: ") + e.what() + ">";
-    }
-    return "<no exception>";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
-}
 
 /// Pixel (r, c) of image i, and its label, in the synthetic set.
 std::uint8_t pixel(std::int64_t i, std::int64_t r, std::int64_t c) {

@@ -18,25 +18,10 @@ using namespace staticpy;
 using namespace staticpy::data;
 using namespace staticpy::literals;
 using test_files::bytes;
+using test_files::contains;
+using test_files::error_of;
 
 namespace {
-
-/// The message of the E that f throws, or a note that it threw none (or another type).
-template <class E, class F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        return std::string("<another exception: ") + e.what() + ">";
-    }
-    return "<no exception>";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-    return s.find(part) != std::string::npos;
-}
 
 template <class T, class S>
 std::vector<T> values(const Tensor<T, S>& t) {

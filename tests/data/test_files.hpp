@@ -45,6 +45,23 @@ private:
 
 using bytes = std::vector<unsigned char>;
 
+/// The message of the E that f throws, or a note that it threw none (or another type).
+template <class E, class F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const E& e) {
+        return e.what();
+    } catch (const std::exception& e) {
+        return std::string("<another exception: ") + e.what() + ">";
+    }
+    return "<no exception>";
+}
+
+inline bool contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
+
 inline void write_file(const std::filesystem::path& p, const bytes& b) {
     std::ofstream f(p, std::ios::binary);
     f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));

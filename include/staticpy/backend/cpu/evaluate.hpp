@@ -364,30 +364,27 @@ private:
         constexpr auto ops = Prog::template instr_at<M>::operands;
         const auto a = operand_tensor<ops[0]>();
         const auto b = operand_tensor<ops[1]>();
-        const std::int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
-        if (k != b.sizes()[0] || m == 0 || n == 0 || k == 0) {
-            // The eager matmul's checks and messages, and its result, then the kernel as usual.
+        using out_shape = typename node::shape_type;
+        // Without an epilogue: the eager matmul (its checks and messages), then R's kernel.
+        auto separately = [&] {
             materialize_matmul<M>();
-            Tensor<T, typename node::shape_type> out(shape_of<R>());
-            store<R>(out);
-            return out;
-        }
+            Tensor<T, out_shape> full(shape_of<R>());
+            store<R>(full);
+            return full;
+        };
+        const std::int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
+        if (k != b.sizes()[0] || m == 0 || n == 0 || k == 0)
+            return separately();
         // The matmul's result lives in the output buffer: a view of it stands for slot M.
         using m_tensor = std::remove_cvref_t<decltype(std::get<M>(results_))>;
-        using out_shape = typename node::shape_type;
         Tensor<T, out_shape> out{out_shape(typename out_shape::sizes_type{m, n})};
         std::get<M>(results_) =
             m_tensor(out.storage(), out.storage_offset(),
                      typename m_tensor::shape_type(typename m_tensor::shape_type::sizes_type{m, n}),
                      out.strides());
         const auto s = shape_of<R>();
-        if (s.sizes()[0] != m || s.sizes()[1] != n) {
-            // Other operands broadcast the result beyond the matmul's shape: no epilogue.
-            materialize_matmul<M>();
-            Tensor<T, out_shape> full(s);
-            store<R>(full);
-            return full;
-        }
+        if (s.sizes()[0] != m || s.sizes()[1] != n) // others broadcast beyond the matmul's shape
+            return separately();
         kernel_t<R> kern;
         constexpr std::size_t L = kernel_t<R>::leaves;
         // Each leaf's strides over the whole output; a block starts at its (i0, j0).
