@@ -16,7 +16,7 @@ set -euo pipefail
 
 DEMO_PKGS=(cmake make g++ libboost-dev libxsimd-dev)
 TEST_PKGS=("${DEMO_PKGS[@]}" clang libomp-14-dev catch2 zlib1g-dev dataset-fashion-mnist)
-BENCH_PKGS=("${DEMO_PKGS[@]}" libbenchmark-dev python3 python3-torch
+BENCH_PKGS=("${DEMO_PKGS[@]}" libbenchmark-dev python3 python3-torch pkg-config
     libeigen3-dev libxtensor-dev libxsimd-dev libtorch-dev libopenblas-dev dataset-fashion-mnist)
 
 if [[ $# -eq 0 ]]; then
