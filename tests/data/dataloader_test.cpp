@@ -6,14 +6,21 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <iostream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <tuple>
 #include <vector>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #include <catch2/catch.hpp>
 
@@ -120,6 +127,125 @@ struct ShardedStream {
     }
     [[nodiscard]] sentinel end() const { return {}; }
 };
+/// ShardedStream with a length: an iterable dataset that len(loader) can measure.
+struct SizedStream : ShardedStream {
+    [[nodiscard]] std::int64_t size() const { return n; }
+};
+
+/// An iterable dataset whose begin() raises (PyTorch's "Error in __iter__").
+struct BadIter {
+    struct it {
+        using value_type = int;
+        using difference_type = std::ptrdiff_t;
+        int operator*() const { return 0; }
+        it& operator++() { return *this; }
+        void operator++(int) {}
+        bool operator==(std::default_sentinel_t) const { return false; }
+    };
+    [[nodiscard]] it begin() const { throw RuntimeError("Error in __iter__"); }
+    [[nodiscard]] std::default_sentinel_t end() const { return {}; }
+};
+
+/// The indices 0, 1, ..., n - 1, raising ValueError on reaching `fail_at`: a Python sampler
+/// whose __iter__ raises midway.
+struct FailingSampler {
+    std::int64_t n = 10;
+    std::int64_t fail_at = 5;
+    struct iterator {
+        using value_type = std::int64_t;
+        using difference_type = std::ptrdiff_t;
+        std::int64_t i = 0;
+        std::int64_t n = 0;
+        std::int64_t fail_at = 0;
+        std::int64_t operator*() const {
+            if (i == fail_at)
+                throw ValueError("sampler failed at " + std::to_string(i));
+            return i;
+        }
+        iterator& operator++() {
+            ++i;
+            return *this;
+        }
+        void operator++(int) { ++i; }
+        bool operator==(std::default_sentinel_t) const { return i >= n; }
+    };
+    [[nodiscard]] iterator begin() const { return iterator{0, n, fail_at}; }
+    [[nodiscard]] std::default_sentinel_t end() const { return {}; }
+};
+
+/// Batches of two indices, 0-1, 2-3, ..., raising ValueError instead of batch `fail_at`.
+struct FailingBatchSampler {
+    std::int64_t fail_at = 2;
+    struct iterator {
+        using value_type = std::vector<std::int64_t>;
+        using difference_type = std::ptrdiff_t;
+        std::int64_t k = 0;
+        std::int64_t fail_at = 0;
+        std::vector<std::int64_t> operator*() const {
+            if (k == fail_at)
+                throw ValueError("batch sampler failed at " + std::to_string(k));
+            return {2 * k, 2 * k + 1};
+        }
+        iterator& operator++() {
+            ++k;
+            return *this;
+        }
+        void operator++(int) { ++k; }
+        bool operator==(std::default_sentinel_t) const { return k >= 5; }
+    };
+    [[nodiscard]] iterator begin() const { return iterator{0, fail_at}; }
+    [[nodiscard]] std::default_sentinel_t end() const { return {}; }
+};
+
+/// What a caller that skips failed batches, as docs/data.md describes, gets from one epoch.
+struct skipping_read {
+    std::vector<std::int64_t> values;
+    std::vector<std::string> errors;
+    bool ended = false;
+};
+
+/// Reads one epoch so, giving up after `limit` calls so that an epoch that never ends fails the
+/// test instead of hanging it.
+template <class Loader>
+skipping_read read_skipping_errors(const Loader& loader, int limit = 1000) {
+    skipping_read out;
+    auto it = loader.begin();
+    for (int call = 0; call < limit && !out.ended; ++call) {
+        try {
+            if (auto batch = it.next()) {
+                for (std::int64_t i = 0; i < batch->numel(); ++i)
+                    out.values.push_back((*batch)(i));
+            } else {
+                out.ended = true;
+            }
+        } catch (const Error& e) {
+            out.errors.emplace_back(e.what());
+        }
+    }
+    return out;
+}
+
+/// std::cerr's output while it lives.
+class capture_cerr {
+public:
+    capture_cerr() : old_(std::cerr.rdbuf(out_.rdbuf())) {}
+    capture_cerr(const capture_cerr&) = delete;
+    capture_cerr& operator=(const capture_cerr&) = delete;
+    ~capture_cerr() { std::cerr.rdbuf(old_); }
+    [[nodiscard]] std::string text() const { return out_.str(); }
+
+private:
+    std::ostringstream out_;
+    std::streambuf* old_;
+};
+
+std::size_t occurrences(const std::string& text, const std::string& part) {
+    std::size_t n = 0;
+    for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+        ++n;
+    return n;
+}
+
 } // namespace
 
 TEST_CASE("sequential batches with 0 and 4 workers (test_sequential_batch)") {
@@ -341,18 +467,6 @@ TEST_CASE("an error in worker_init_fn (test_error_in_init)") {
                                   }});
     CHECK_THROWS_WITH(flatten(loader), Catch::Contains("Error in worker_init_fn") &&
                                            Catch::StartsWith("Caught RuntimeError"));
-    struct BadIter {
-        struct it {
-            using value_type = int;
-            using difference_type = std::ptrdiff_t;
-            int operator*() const { return 0; }
-            it& operator++() { return *this; }
-            void operator++(int) {}
-            bool operator==(std::default_sentinel_t) const { return false; }
-        };
-        [[nodiscard]] it begin() const { throw RuntimeError("Error in __iter__"); }
-        [[nodiscard]] std::default_sentinel_t end() const { return {}; }
-    };
     for (int workers : {0, 2}) {
         DataLoader bad(BadIter{}, {.num_workers = workers});
         CHECK_THROWS_WITH(flatten(bad), Catch::Contains("Error in __iter__"));
@@ -365,7 +479,21 @@ TEST_CASE("timeout (test_timeout)") {
     auto it = loader.begin();
     CHECK_THROWS_AS(it.next(), RuntimeError);
     CHECK_THROWS_WITH(loader.begin().next(), "DataLoader timed out after 0.05 seconds");
-    CHECK(staticpy::data::detail::seconds_text(5) == "5");
+    // The timeout is a float, and PyTorch's message shows it as Python does.
+    CHECK(staticpy::data::detail::seconds_text(1) == "1.0");
+    CHECK(staticpy::data::detail::seconds_text(5) == "5.0");
+    CHECK(staticpy::data::detail::seconds_text(0.5) == "0.5");
+    CHECK(staticpy::data::detail::seconds_text(2.5) == "2.5");
+}
+
+TEST_CASE("a timeout too large for the clock waits as long as it takes (issue 8)") {
+    // 1e10 s and more overflow steady_clock's int64 nanoseconds: such a timeout means forever.
+    for (double timeout : {1e10, 1e300, std::numeric_limits<double>::infinity()}) {
+        CAPTURE(timeout);
+        DataLoader loader(SleepDataset{3, -1, 20},
+                          {.batch_size = 1, .num_workers = 1, .timeout = timeout});
+        CHECK(flatten(loader) == iota(3));
+    }
 }
 
 TEST_CASE("worker_init_fn and get_worker_info (test_worker_info, test_worker_init_fn)") {
@@ -562,4 +690,223 @@ TEST_CASE("invalid argument combinations, with PyTorch's messages") {
            "shuffle=True");
     CHECK_THROWS_AS(DataLoader(ShardedStream{3}, {.sampler = iota(3)}), ValueError);
     CHECK_THROWS_AS(DataLoader(ds, {.batch_size = std::nullopt}), ValueError);
+}
+
+TEST_CASE("an iterable dataset's worker that cannot start says why once, then ends (issue 8)") {
+    SECTION("worker_init_fn fails in worker 0 of 2: its error, worker 1's shard, the end") {
+        DataLoader loader(ShardedStream{10},
+                          {.batch_size = 2, .num_workers = 2, .worker_init_fn = [](int id) {
+                               if (id == 0)
+                                   throw RuntimeError("Error in worker_init_fn");
+                           }});
+        const auto got = read_skipping_errors(loader);
+        CHECK(got.ended);
+        REQUIRE(got.errors.size() == 1);
+        CHECK_THAT(got.errors[0],
+                   Catch::StartsWith("Caught RuntimeError in DataLoader worker process 0.") &&
+                       Catch::EndsWith("RuntimeError: Error in worker_init_fn"));
+        CHECK(sorted(got.values) == std::vector<std::int64_t>{5, 6, 7, 8, 9});
+    }
+    SECTION("begin() fails in every worker: one error from each, then the end") {
+        for (int workers : {0, 1, 3}) {
+            CAPTURE(workers);
+            DataLoader loader(BadIter{}, {.num_workers = workers});
+            std::vector<std::string> errors;
+            bool ended = false;
+            auto it = loader.begin();
+            for (int call = 0; call < 1000 && !ended; ++call) {
+                try {
+                    ended = !it.next().has_value();
+                } catch (const RuntimeError& e) {
+                    errors.emplace_back(e.what());
+                }
+            }
+            CHECK(ended);
+            CHECK(errors.size() == static_cast<std::size_t>(std::max(workers, 1)));
+            for (const auto& e : errors)
+                CHECK_THAT(e, Catch::EndsWith("Error in __iter__"));
+        }
+    }
+    SECTION("persistent workers: the same in every epoch") {
+        DataLoader loader(ShardedStream{10}, {.batch_size = 2,
+                                              .num_workers = 2,
+                                              .worker_init_fn =
+                                                  [](int id) {
+                                                      if (id == 1)
+                                                          throw RuntimeError("no start");
+                                                  },
+                                              .persistent_workers = true});
+        for (int epoch = 0; epoch < 3; ++epoch) {
+            CAPTURE(epoch);
+            const auto got = read_skipping_errors(loader);
+            CHECK(got.ended);
+            CHECK(got.errors.size() == 1);
+            CHECK(sorted(got.values) == iota(5));
+        }
+    }
+}
+
+TEST_CASE("a sampler that raises: its batches so far, its error once, the end (issue 8)") {
+    for (int workers : {0, 1, 2, 4}) {
+        CAPTURE(workers);
+        SECTION("a sampler: the incomplete batch it was building is lost with it") {
+            DataLoader loader(
+                Range{10},
+                {.batch_size = 2, .sampler = FailingSampler{10, 5}, .num_workers = workers});
+            const auto got = read_skipping_errors(loader);
+            CHECK(got.ended);
+            CHECK(got.values == iota(4));
+            CHECK(got.errors == std::vector<std::string>{"sampler failed at 5"});
+        }
+        SECTION("a batch sampler") {
+            DataLoader loader(Range{10},
+                              {.batch_sampler = FailingBatchSampler{2}, .num_workers = workers});
+            const auto got = read_skipping_errors(loader);
+            CHECK(got.ended);
+            CHECK(got.values == iota(4));
+            CHECK(got.errors == std::vector<std::string>{"batch sampler failed at 2"});
+        }
+        SECTION("without automatic batching") {
+            DataLoader loader(Range{10},
+                              DataLoaderOptions<DefaultConvert>{.sampler = FailingSampler{10, 3},
+                                                                .num_workers = workers});
+            std::vector<std::int64_t> values;
+            std::vector<std::string> errors;
+            bool ended = false;
+            auto it = loader.begin();
+            for (int call = 0; call < 1000 && !ended; ++call) {
+                try {
+                    if (auto x = it.next())
+                        values.push_back(*x);
+                    else
+                        ended = true;
+                } catch (const ValueError& e) {
+                    errors.emplace_back(e.what());
+                }
+            }
+            CHECK(ended);
+            CHECK(values == iota(3));
+            CHECK(errors == std::vector<std::string>{"sampler failed at 3"});
+        }
+    }
+}
+
+TEST_CASE("loaders started on two threads at once draw from the default generator safely "
+          "(issue 8)") {
+    // Without a .generator each epoch draws its base seed, and a shuffling sampler its order,
+    // from default_generator(): unguarded, data_dataloader_tsan_test reports the race.
+    constexpr int epochs = 20;
+    std::vector<int> good(2, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 2; ++t)
+        threads.emplace_back([&good, t] {
+            for (int epoch = 0; epoch < epochs; ++epoch) {
+                DataLoader shuffled(Range{16}, {.batch_size = 4, .shuffle = true});
+                DataLoader subset(Range{16},
+                                  {.batch_size = 4, .sampler = SubsetRandomSampler(iota(16))});
+                DataLoader threaded(Range{16},
+                                    {.batch_size = 4, .shuffle = true, .num_workers = 1});
+                // No Catch2 assertion here: Catch2 is not thread-safe.
+                if (sorted(flatten(shuffled)) == iota(16) && sorted(flatten(subset)) == iota(16) &&
+                    sorted(flatten(threaded)) == iota(16))
+                    ++good[static_cast<std::size_t>(t)];
+            }
+        });
+    for (auto& t : threads)
+        t.join();
+    CHECK(good == std::vector<int>{epochs, epochs});
+}
+
+TEST_CASE("extreme batch_size and prefetch_factor (issue 8)") {
+    constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    SECTION("batch_size near INT64_MAX: one batch of everything, len 1") {
+        for (std::int64_t bs : {max, max - 1}) {
+            CAPTURE(bs);
+            DataLoader map(Range{10}, {.batch_size = bs});
+            CHECK(map.size() == 1);
+            CHECK(DataLoader(Range{10}, {.batch_size = bs, .drop_last = true}).size() == 0);
+            CHECK(flatten(map) == iota(10));
+            for (int workers : {0, 2}) {
+                DataLoader stream(SizedStream{{10, false}},
+                                  {.batch_size = bs, .num_workers = workers});
+                CHECK(stream.size() == 1);
+                const auto got = flatten(stream); // each worker streams it all, unsharded
+                CHECK(got.size() == static_cast<std::size_t>(10 * std::max(workers, 1)));
+            }
+        }
+    }
+    SECTION("a prefetch_factor whose requests cannot all be queued is refused") {
+        const auto refused = [](std::int64_t prefetch, int workers) {
+            return DataLoader(Range{10}, {.num_workers = workers, .prefetch_factor = prefetch});
+        };
+        CHECK_THROWS_AS(refused(std::int64_t{1} << 40, 2), ValueError);
+        CHECK_THROWS_WITH(refused(std::int64_t{1} << 40, 2),
+                          "prefetch_factor * num_workers (the batches requested ahead) should be "
+                          "at most 65536, but got prefetch_factor=1099511627776 and "
+                          "num_workers=2");
+        CHECK_THROWS_AS(refused(max, 3), ValueError); // max * 3 must not overflow first
+        CHECK_THROWS_AS(refused(32769, 2), ValueError);
+        // Within the bound, requests stop with the sampler: 10 batches, not 65536.
+        DataLoader loader(Range{10}, {.num_workers = 2, .prefetch_factor = 32768});
+        CHECK(flatten(loader) == iota(10));
+    }
+}
+
+TEST_CASE("persistent_workers: a second begin() restarts the one iterator, as PyTorch's _reset "
+          "(issue 8)") {
+    DataLoader loader(Range{8}, {.batch_size = 2, .num_workers = 2, .persistent_workers = true});
+    auto first = loader.begin();
+    auto a = first.next();
+    REQUIRE(a);
+    CHECK((*a)(0) == 0);
+    auto second = loader.begin(); // PyTorch: iter(loader) is the first iterator, reset
+    std::vector<std::int64_t> from_first;
+    auto b = first.next();
+    REQUIRE(b); // not silently ended: the new epoch's first batch
+    CHECK((*b)(0) == 0);
+    auto c = second.next();
+    REQUIRE(c); // the same iterator: it moves on
+    CHECK((*c)(0) == 2);
+    while (auto x = first.next())
+        for (std::int64_t i = 0; i < x->numel(); ++i)
+            from_first.push_back((*x)(i));
+    CHECK(from_first == std::vector<std::int64_t>{4, 5, 6, 7});
+    CHECK_FALSE(second.next().has_value());
+    // Once the iterator is gone, begin() starts a fresh one; the workers' state is kept.
+    for (int epoch = 0; epoch < 2; ++epoch)
+        CHECK(flatten(loader) == iota(8));
+}
+
+TEST_CASE("more workers than usable cores: PyTorch's warning, once per process (issue 8)") {
+#if defined(__linux__)
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    REQUIRE(sched_getaffinity(0, sizeof(set), &set) == 0);
+    const int cores = CPU_COUNT(&set);
+#else
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+#endif
+    // More than any other test here uses, so that no earlier warning has this text.
+    const int workers = cores + 7;
+    capture_cerr captured;
+    for (int round = 0; round < 2; ++round) {
+        DataLoader loader(Range{4}, {.batch_size = 1, .num_workers = workers});
+        CHECK(flatten(loader) == iota(4));
+        CHECK(flatten(loader) == iota(4));
+    }
+    DataLoader fine(Range{4}, {.batch_size = 1, .num_workers = 1});
+    CHECK(flatten(fine) == iota(4));
+    const std::string text = captured.text();
+    const std::string expected =
+        "UserWarning: This DataLoader will create " + std::to_string(workers) +
+        " worker threads in total. Our suggested max number of worker in current system is " +
+        std::to_string(cores) +
+#if !defined(__linux__)
+        " (`cpuset` is not taken into account)" +
+#endif
+        ", which is smaller than what this DataLoader is going to create. Please be aware that "
+        "excessive worker creation might get DataLoader running slow or even freeze, lower the "
+        "worker number to avoid potential slowness/freeze if necessary.\n";
+    CHECK(occurrences(text, expected) == 1);
+    CHECK(occurrences(text, "UserWarning") == 1);
 }

@@ -326,3 +326,14 @@ TEST_CASE("random_split: PyTorch's TestDatasetRandomSplit") {
         CHECK(seen == std::set<int>{10, 11, 12, 13});
     }
 }
+
+TEST_CASE("random_split: an empty split warns once per process, as Python's warnings") {
+    std::ostringstream captured;
+    auto* old = std::cerr.rdbuf(captured.rdbuf());
+    for (int round = 0; round < 3; ++round)
+        (void)random_split(Range(2), {0.5, 0.5, 0.0, 0.0});
+    std::cerr.rdbuf(old);
+    CHECK(captured.str() == "UserWarning: Length of split at index 2 is 0. This might result in an "
+                            "empty dataset.\nUserWarning: Length of split at index 3 is 0. This "
+                            "might result in an empty dataset.\n");
+}

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 #include <vector>
@@ -306,6 +307,20 @@ TEST_CASE("BatchSampler: lengths and batches") {
     CHECK(got == std::vector<std::vector<std::int64_t>>{{5, 4, 3}});
 }
 
+TEST_CASE("BatchSampler: len with a batch_size near INT64_MAX does not overflow") {
+    constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    for (std::int64_t bs : {max, max - 1, max / 2 + 1}) {
+        CAPTURE(bs);
+        CHECK(BatchSampler(SequentialSampler(10), bs, false).size() == 1);
+        CHECK(BatchSampler(SequentialSampler(10), bs, true).size() == 0);
+        CHECK(BatchSampler(SequentialSampler(0), bs, false).size() == 0);
+    }
+    std::vector<std::vector<std::int64_t>> got;
+    for (const auto& b : BatchSampler(SequentialSampler(3), max, false))
+        got.push_back(b);
+    CHECK(got == std::vector<std::vector<std::int64_t>>{{0, 1, 2}});
+}
+
 TEST_CASE("BatchSampler: over a random sampler, referenced or owned") {
     Generator g(3);
     RandomSampler inner(Range{10}, g);
@@ -380,6 +395,14 @@ TEST_CASE("DistributedSampler: shuffled shares cover the dataset; set_epoch resh
     CHECK(epoch_indices(0, 1) != e0);                                 // seed
     DistributedSampler s(n, replicas, 0);
     CHECK(collect(s) == collect(s)); // without set_epoch, the same order each time
+}
+
+TEST_CASE("DistributedSampler: len with num_replicas near INT64_MAX does not overflow") {
+    constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    CHECK(DistributedSampler(10, max, 0, false).size() == 1);          // ceil(10 / max)
+    CHECK(DistributedSampler(10, max - 1, 3, false).size() == 1);      // ceil(10 / (max - 1))
+    CHECK(DistributedSampler(10, max, 0, false, 0, true).size() == 0); // ceil((10 - max) / max)
+    CHECK(DistributedSampler(10, 4, 0, false, 0, true).size() == 2);   // ceil((10 - 4) / 4)
 }
 
 TEST_CASE("DistributedSampler: PyTorch's rank check") {

@@ -12,11 +12,15 @@
 //   integers in [low, high): rejection sampling on the range, so there is no modulo bias.
 //   staticpy::Generator g(42);
 //   double u = g.uniform();              // the same u everywhere
-// A Generator is not thread-safe; give each thread its own (the global default one included).
+// A Generator is not thread-safe; give each thread its own. The global default one is shared by
+// design, so the draws staticpy makes from it on its own (an epoch's seed, a sampler's order,
+// random_split, manual_seed, seed) hold default_generator_mutex(), as PyTorch's default generator
+// holds its mutex; a caller drawing from it on several threads takes that mutex too.
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <mutex>
 #include <random>
 #include <string>
 
@@ -97,13 +101,35 @@ inline Generator& default_generator() {
     return g;
 }
 
+/// The mutex that guards default_generator() across threads (PyTorch's CPUGeneratorImpl mutex_).
+/// The Generator itself takes no lock, so that a per-sample draw from a thread's own generator
+/// costs nothing; whoever shares the default generator between threads holds this while drawing.
+///   std::lock_guard lock(staticpy::default_generator_mutex());
+///   auto seed = staticpy::default_generator().next_u64();
+inline std::mutex& default_generator_mutex() {
+    static std::mutex m;
+    return m;
+}
+
+namespace detail {
+/// A lock on default_generator_mutex() when `gen` is the default generator, an empty one for any
+/// other (a generator passed in belongs to its caller, as in PyTorch's generator= arguments).
+inline std::unique_lock<std::mutex> lock_if_default(const Generator& gen) {
+    if (&gen == &default_generator())
+        return std::unique_lock<std::mutex>(default_generator_mutex());
+    return {};
+}
+} // namespace detail
+
 /// torch.manual_seed: reseeds the default generator.   staticpy::manual_seed(0);
 inline Generator& manual_seed(std::uint64_t seed) {
+    std::lock_guard lock(default_generator_mutex());
     return default_generator().manual_seed(seed);
 }
 
 /// torch.seed: reseeds the default generator non-deterministically and returns the seed.
 inline std::uint64_t seed() {
+    std::lock_guard lock(default_generator_mutex());
     return default_generator().seed();
 }
 

@@ -37,6 +37,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 #include "staticpy/backend/cpu/config.hpp"
 #include "staticpy/core/error.hpp"
 #include "staticpy/core/generator.hpp"
@@ -52,7 +56,8 @@ namespace staticpy::data {
 
 namespace detail {
 /// Reads one epoch of a range: each call gives the next element, nullopt at the end. The range is
-/// kept alive (when owned) by the captured handle.
+/// kept alive (when owned) by the captured handle. Like a Python generator, a reader that threw
+/// is exhausted: the error comes once, then the end.
 template <class Held, class Convert>
 auto range_reader(Held held, Convert convert) {
     using R = typename Held::element_type;
@@ -60,15 +65,30 @@ auto range_reader(Held held, Convert convert) {
         Held owner;
         std::ranges::iterator_t<R&> it;
         std::ranges::sentinel_t<R&> end;
+        bool started = false;
+        bool done = false;
     };
     auto st = std::make_shared<state>(
         state{held, std::ranges::begin(held.get()), std::ranges::end(held.get())});
     return [st, convert]() -> std::optional<decltype(convert(*st->it))> {
-        if (st->it == st->end)
+        if (st->done)
             return std::nullopt;
-        auto v = convert(*st->it);
-        ++st->it;
-        return v;
+        try {
+            // The iterator moves past an element only when the next one is asked for: a
+            // BatchSampler builds its next batch in ++, and if that throws, the batch before it
+            // has already been handed out instead of being lost with the error.
+            if (st->started)
+                ++st->it;
+            st->started = true;
+            if (st->it == st->end) {
+                st->done = true;
+                return std::nullopt;
+            }
+            return convert(*st->it);
+        } catch (...) {
+            st->done = true;
+            throw;
+        }
     };
 }
 } // namespace detail
@@ -286,13 +306,64 @@ struct DataLoaderOptions {
 
 namespace detail {
 
-/// "DataLoader timed out after 5 seconds" writes the timeout as Python would an int or float.
+/// "DataLoader timed out after 5.0 seconds": PyTorch formats its timeout, which a C++ caller gives
+/// as a double, so it is written as Python's repr of that float.
 inline std::string seconds_text(double s) {
-    if (s == static_cast<double>(static_cast<std::int64_t>(s)))
-        return std::to_string(static_cast<std::int64_t>(s));
     std::string out;
     staticpy::detail::float_repr_into(out, s);
     return out;
+}
+
+/// From this many seconds on, a timeout waits forever: steady_clock counts int64 nanoseconds,
+/// which 9.2e9 s overflows (undefined behaviour); 1e9 s is 31 years, and far from that limit
+/// even once added to the clock's current reading.
+inline constexpr double forever_timeout_s = 1e9;
+
+/// The most batches a loader may request ahead (prefetch_factor * num_workers): every one of them
+/// is a queued task now and a batch in memory later, so a larger figure can only exhaust memory
+/// or, with an endless iterable dataset, never finish being queued.
+inline constexpr std::int64_t max_batches_in_flight = std::int64_t{1} << 16;
+
+/// torch._utils.cpu_count(): the cores this process may run on (sched_getaffinity, which
+/// respects cpuset, where it exists), else the machine's; nullopt when unknown.
+inline std::optional<int> usable_cpu_count(bool& cpuset_checked) {
+#if defined(__linux__)
+    cpuset_checked = true;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+#else
+    cpuset_checked = false;
+#endif
+    const unsigned n = std::thread::hardware_concurrency();
+    if (n == 0)
+        return std::nullopt;
+    return static_cast<int>(n);
+}
+
+/// PyTorch's DataLoader.check_worker_number_rationality: a warning (once per text, as Python's
+/// warnings) when the workers outnumber the usable cores. Its text, with "worker threads" for
+/// PyTorch's "worker processes": staticpy's workers are threads.
+inline void check_worker_number_rationality(int num_workers) {
+    if (num_workers <= 0)
+        return;
+    bool cpuset_checked = false;
+    const std::optional<int> suggest = usable_cpu_count(cpuset_checked);
+    if (suggest && num_workers <= *suggest)
+        return;
+    const std::string suggested =
+        suggest ? "Our suggested max number of worker in current system is " +
+                      std::to_string(*suggest) +
+                      (cpuset_checked ? "" : " (`cpuset` is not taken into account)") +
+                      ", which is smaller than what this DataLoader is going to create."
+                : std::string("DataLoader is not able to compute a suggested max number of "
+                              "worker in current system.");
+    warn_once("This DataLoader will create " + std::to_string(num_workers) +
+              " worker threads in total. " + suggested +
+              " Please be aware that excessive worker creation might get DataLoader running "
+              "slow or even freeze, lower the worker number to avoid potential slowness/freeze "
+              "if necessary.");
 }
 
 /// Rethrows an exception caught in worker `id` on the consuming thread: staticpy errors as the
@@ -338,11 +409,8 @@ struct loader_sample<D, false> {
 };
 
 inline void warn_pin_memory_once() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        warn("'pin_memory' argument is set as true but CUDA is not available, then device "
-             "pinned memory won't be used.");
-    });
+    warn_once("'pin_memory' argument is set as true but CUDA is not available, then device "
+              "pinned memory won't be used.");
 }
 
 } // namespace detail
@@ -440,8 +508,7 @@ public:
                 const std::int64_t n = detail::length(cfg_->dataset.get());
                 if (!o.batch_size)
                     return n;
-                const std::int64_t b = *o.batch_size;
-                return o.drop_last ? n / b : (n + b - 1) / b;
+                return detail::batch_count(n, *o.batch_size, o.drop_last);
             } else {
                 throw TypeError("object of type 'IterableDataset' has no len()");
             }
@@ -456,7 +523,10 @@ public:
     /// prefetch_factor * num_workers batches are requested; batches are read lazily.
     ///   auto it = loader.begin();
     ///   while (auto batch = it.next()) { ... }
-    [[nodiscard]] iterator begin() const { return iterator(std::make_shared<epoch>(cfg_)); }
+    /// With persistent_workers, as PyTorch's one iterator per loader that each iter() resets,
+    /// every begin() gives the same iterator: a second begin() restarts the epoch for all of
+    /// its copies, the first included (what the first had not read yet is not delivered).
+    [[nodiscard]] iterator begin() const { return iterator::start(cfg_); }
     [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
 
 private:
@@ -467,6 +537,7 @@ private:
         config(A&& ds, DataLoaderOptions<Collate> o)
             : dataset(std::forward<A>(ds)), opts(std::move(o)) {
             check();
+            detail::check_worker_number_rationality(opts.num_workers);
             if (opts.persistent_workers)
                 persistent.resize(static_cast<std::size_t>(opts.num_workers));
         }
@@ -489,6 +560,14 @@ private:
                 throw ValueError("prefetch_factor option should be non-negative");
             if (o.prefetch_factor && *o.prefetch_factor == 0) // PyTorch: an assert in iter()
                 throw ValueError("prefetch_factor option should be positive");
+            // staticpy's own bound, in PyTorch's words: PyTorch would queue them all.
+            if (o.prefetch_factor && o.num_workers > 0 &&
+                *o.prefetch_factor > detail::max_batches_in_flight / o.num_workers)
+                throw ValueError("prefetch_factor * num_workers (the batches requested ahead) "
+                                 "should be at most " +
+                                 std::to_string(detail::max_batches_in_flight) +
+                                 ", but got prefetch_factor=" + std::to_string(*o.prefetch_factor) +
+                                 " and num_workers=" + std::to_string(o.num_workers));
             if (o.persistent_workers && o.num_workers == 0)
                 throw ValueError("persistent_workers option needs num_workers > 0");
             if constexpr (!map_style) {
@@ -559,18 +638,20 @@ private:
         };
         std::vector<kept> persistent;
         std::optional<std::uint64_t> persistent_seed;
-        std::weak_ptr<void> live_epoch; // the epoch using the kept state
+        std::weak_ptr<void> live_iterator; // persistent_workers: the loader's one iterator
     };
 
-    // The next index list of an epoch; for an iterable dataset only its length counts.
+    // The next index list of an epoch; for an iterable dataset, PyTorch's _InfiniteConstantSampler
+    // feeding a BatchSampler, one element: the batch's length (a batch_size near INT64_MAX must
+    // not become a list of that many indices).
     using index_reader = std::function<std::optional<std::vector<std::int64_t>>()>;
 
     static index_reader make_index_reader(const config& cfg) {
         const auto& o = cfg.opts;
         if constexpr (!map_style) {
-            const std::size_t n = o.batch_size ? static_cast<std::size_t>(*o.batch_size) : 1;
+            const std::int64_t n = o.batch_size.value_or(1);
             return [n]() {
-                return std::optional<std::vector<std::int64_t>>(std::vector<std::int64_t>(n));
+                return std::optional<std::vector<std::int64_t>>(std::vector<std::int64_t>{n});
             };
         } else if (o.batch_sampler) {
             return o.batch_sampler->start();
@@ -614,8 +695,9 @@ private:
                     return std::nullopt;
                 auto& it = *iter_;
                 if constexpr (batched) {
+                    const std::int64_t wanted = indices.at(0);
                     std::vector<sample_type> samples;
-                    for (std::size_t k = 0; k < indices.size(); ++k) {
+                    while (static_cast<std::int64_t>(samples.size()) < wanted) {
                         if (it == std::ranges::end(ds)) {
                             ended_ = true;
                             break;
@@ -623,7 +705,8 @@ private:
                         samples.push_back(*it);
                         ++it;
                     }
-                    if (samples.empty() || (cfg_.opts.drop_last && samples.size() < indices.size()))
+                    if (samples.empty() ||
+                        (cfg_.opts.drop_last && static_cast<std::int64_t>(samples.size()) < wanted))
                         return std::nullopt;
                     return std::invoke(collate, std::move(samples));
                 } else {
@@ -671,14 +754,16 @@ private:
             // PyTorch draws the base seed at every iter(), before the sampler's first draw (its
             // samplers are lazy generators); a persistent loader's workers keep their first.
             Generator& gen = o.generator != nullptr ? *o.generator : default_generator();
-            base_seed_ = gen.next_u64() >> 1;
+            {
+                const auto lock = staticpy::detail::lock_if_default(gen);
+                base_seed_ = gen.next_u64() >> 1;
+            }
             next_index_ = make_index_reader(*cfg_);
             workers_ = o.num_workers;
             if (workers_ == 0)
                 return;
+            detail::check_worker_number_rationality(workers_);
             if (o.persistent_workers) {
-                if (auto previous = cfg_->live_epoch.lock()) // PyTorch resets its one iterator
-                    static_cast<epoch*>(previous.get())->shutdown();
                 if (!cfg_->persistent_seed)
                     cfg_->persistent_seed = base_seed_;
                 base_seed_ = *cfg_->persistent_seed;
@@ -691,10 +776,11 @@ private:
             try {
                 for (int w = 0; w < workers_; ++w)
                     threads_.emplace_back([this, w] { worker_loop(w); });
+                // No more requests than batches: a prefetch_factor larger than the epoch is free.
                 const std::int64_t prefetch = *o.prefetch_factor * workers_;
-                for (std::int64_t k = 0; k < prefetch; ++k)
+                for (std::int64_t k = 0; k < prefetch && !sampler_done_; ++k)
                     try_put_index();
-            } catch (...) { // a sampler's error: no destructor runs to join what started
+            } catch (...) { // a thread that failed to start: no destructor joins the others
                 shutdown();
                 throw;
             }
@@ -703,21 +789,25 @@ private:
         epoch& operator=(const epoch&) = delete;
         ~epoch() { shutdown(); }
 
-        void register_live(const std::shared_ptr<epoch>& self) {
-            if (cfg_->opts.persistent_workers && workers_ > 0)
-                cfg_->live_epoch = self;
-        }
-
         // The next batch, nullopt at the end of the epoch.
         std::optional<batch_type> next() {
             if (finished_)
                 return std::nullopt;
             if (workers_ == 0) {
-                auto idx = next_index_();
+                std::optional<std::vector<std::int64_t>> idx;
+                try {
+                    idx = next_index_();
+                    if (idx && !fetcher_)
+                        fetcher_.emplace(*cfg_);
+                } catch (...) {
+                    // The sampler, or the iterable dataset's begin(), failed: as a Python
+                    // generator that raised, it has nothing more, so the error comes once and the
+                    // epoch ends (retrying would raise it for ever).
+                    finished_ = true;
+                    throw;
+                }
                 if (!idx)
                     return finish();
-                if (!fetcher_)
-                    fetcher_.emplace(*cfg_);
                 auto b = fetcher_->fetch(*idx);
                 if (!b)
                     return finish();
@@ -754,7 +844,16 @@ private:
         void try_put_index() {
             if (sampler_done_)
                 return;
-            auto idx = next_index_();
+            std::optional<std::vector<std::int64_t>> idx;
+            try {
+                idx = next_index_();
+            } catch (...) {
+                // Raised once the batches requested before it are delivered (PyTorch raises it
+                // here, losing the batch in hand; a generator that raised is then exhausted).
+                sampler_error_ = std::current_exception();
+                sampler_done_ = true;
+                return;
+            }
             if (!idx) {
                 sampler_done_ = true;
                 return;
@@ -791,8 +890,14 @@ private:
                     }
                     ++rcvd_idx_;
                 }
-                if (rcvd_idx_ >= send_idx_)
+                if (rcvd_idx_ >= send_idx_) {
+                    if (sampler_error_) {
+                        const std::exception_ptr error = std::exchange(sampler_error_, nullptr);
+                        finish();
+                        std::rethrow_exception(error);
+                    }
                     return finish();
+                }
                 auto& info = tasks_.at(rcvd_idx_);
                 if (info.data) {
                     result r = std::move(*info.data);
@@ -803,9 +908,13 @@ private:
                 result r = get_data();
                 if (r.stop_iteration) {
                     status_[static_cast<std::size_t>(r.worker)] = false;
-                    tasks_.erase(r.idx);
-                    try_put_index();
-                    continue;
+                    if (!r.error) {
+                        tasks_.erase(r.idx);
+                        try_put_index();
+                        continue;
+                    }
+                    // A worker that could not start: its error takes its first task's place in
+                    // the order, and it has ended, so the epoch can.
                 }
                 if (r.idx != rcvd_idx_) {
                     if (!cfg_->opts.in_order) {
@@ -832,8 +941,10 @@ private:
             std::unique_lock lock(mutex_);
             const auto ready = [this] { return !results_.empty(); };
             const double timeout = cfg_->opts.timeout;
-            if (timeout > 0) {
-                if (!result_cv_.wait_for(lock, std::chrono::duration<double>(timeout), ready))
+            if (timeout > 0 && timeout < detail::forever_timeout_s) {
+                const auto wait = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    std::chrono::duration<double>(timeout));
+                if (!result_cv_.wait_for(lock, wait, ready))
                     throw RuntimeError("DataLoader timed out after " +
                                        detail::seconds_text(timeout) + " seconds");
             } else {
@@ -896,8 +1007,16 @@ private:
                 r.idx = t.idx;
                 r.worker = id;
                 if (init_error) {
-                    // The worker cannot fetch: each of its tasks reports why.
                     r.error = init_error;
+                    if constexpr (!map_style) {
+                        // An iterable dataset's worker that cannot start has nothing to give:
+                        // it says why once, then ends, as if exhausted (else the epoch, which
+                        // waits for every worker to end, never would).
+                        r.stop_iteration = true;
+                        iteration_end = true;
+                    }
+                    // A map dataset's worker reports it for each of its tasks: every batch
+                    // sent to it fails, and the sampler bounds the epoch.
                 } else {
                     try {
                         r.data = f->fetch(t.indices);
@@ -929,6 +1048,7 @@ private:
 
         // Consuming thread only.
         bool sampler_done_ = false;
+        std::exception_ptr sampler_error_;
         int cycle_ = 0;
         std::int64_t send_idx_ = 0;
         std::int64_t rcvd_idx_ = 0;
@@ -976,10 +1096,6 @@ public:
         using iterator_concept = std::input_iterator_tag;
 
         iterator() = default;
-        explicit iterator(std::shared_ptr<epoch> e) : state_(std::make_shared<state>()) {
-            e->register_live(e);
-            state_->epoch_ = std::move(e);
-        }
 
         /// The current batch (fetched now if it was not yet); ++it moves past it.
         ///   auto it = loader.begin();
@@ -1016,11 +1132,34 @@ public:
         }
 
     private:
+        friend class DataLoader;
         struct state {
             std::shared_ptr<epoch> epoch_;
             std::optional<batch_type> current;
             bool fetched = false;
         };
+        explicit iterator(std::shared_ptr<state> s) : state_(std::move(s)) {}
+
+        // iter(loader), PyTorch's DataLoader.__iter__.
+        static iterator start(const std::shared_ptr<config>& cfg) {
+            if (cfg->opts.persistent_workers) {
+                if (auto live = std::static_pointer_cast<state>(cfg->live_iterator.lock())) {
+                    // _reset: the workers' kept state passes to the new epoch, so the old one
+                    // is stopped first.
+                    live->epoch_->shutdown();
+                    live->current.reset();
+                    live->fetched = false;
+                    live->epoch_ = std::make_shared<epoch>(cfg);
+                    return iterator(std::move(live));
+                }
+            }
+            auto s = std::make_shared<state>();
+            s->epoch_ = std::make_shared<epoch>(cfg);
+            if (cfg->opts.persistent_workers)
+                cfg->live_iterator = s;
+            return iterator(std::move(s));
+        }
+
         void ensure() const {
             if (!state_->fetched) {
                 state_->current = state_->epoch_->next(); // an error leaves fetched false

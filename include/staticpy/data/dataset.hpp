@@ -744,10 +744,10 @@ Subset(A&&, std::vector<std::int64_t>) -> Subset<A>;
 /// from `generator` (the default generator when none is given). Lengths are integers summing to
 /// len(dataset), or fractions summing to 1: each split gets floor(len * fraction) and the
 /// remainder is handed out one by one, round-robin from the first (106 by {.1, .2, .3, .4} gives
-/// 11, 22, 31, 42), with PyTorch's warning for an empty split. Errors, as PyTorch:
-/// ValueError("Fraction at index i is not between 0 and 1"), ValueError("Sum of input lengths
-/// does not equal the length of the input dataset!"). Every subset shares the dataset (an lvalue
-/// is referenced, an rvalue owned by the subsets together).
+/// 11, 22, 31, 42), with PyTorch's warning for an empty split (once per process, as Python's
+/// warnings). Errors, as PyTorch: ValueError("Fraction at index i is not between 0 and 1"),
+/// ValueError("Sum of input lengths does not equal the length of the input dataset!"). Every subset
+/// shares the dataset (an lvalue is referenced, an rvalue owned by the subsets together).
 ///   staticpy::Generator g(42);
 ///   auto parts = random_split(ds, {0.8, 0.2}, g);   // std::vector of two Subsets
 template <class D, class Number>
@@ -778,8 +778,8 @@ requires(std::is_arithmetic_v<Number> && !std::is_same_v<Number, bool>) auto ran
             ++sizes[static_cast<std::size_t>(i) % sizes.size()];
         for (std::size_t i = 0; i < sizes.size(); ++i)
             if (sizes[i] == 0)
-                detail::warn("Length of split at index " + std::to_string(i) +
-                             " is 0. This might result in an empty dataset.");
+                detail::warn_once("Length of split at index " + std::to_string(i) +
+                                  " is 0. This might result in an empty dataset.");
     } else {
         if (total != static_cast<double>(n))
             throw ValueError(
@@ -800,7 +800,10 @@ requires(std::is_arithmetic_v<Number> && !std::is_same_v<Number, bool>) auto ran
     if (sum != n)
         throw ValueError("Sum of input lengths does not equal the length of the input dataset!");
 
-    const std::vector<std::int64_t> perm = detail::randperm(sum, generator);
+    const std::vector<std::int64_t> perm = [&] {
+        const auto lock = staticpy::detail::lock_if_default(generator);
+        return detail::randperm(sum, generator);
+    }();
     std::vector<Subset<D>> out;
     out.reserve(sizes.size());
     auto at = perm.begin();

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <ranges>
 #include <string>
@@ -104,6 +105,12 @@ private:
 
 inline index_iterator iterate(std::vector<std::int64_t> indices) {
     return index_iterator(std::make_shared<const std::vector<std::int64_t>>(std::move(indices)));
+}
+
+/// len() of `n` indices in batches of `batch_size` (> 0): n // b with drop_last, else
+/// math.ceil(n / b), written so that n + b - 1 cannot overflow when b is near INT64_MAX.
+constexpr std::int64_t batch_count(std::int64_t n, std::int64_t batch_size, bool drop_last) {
+    return n / batch_size + (!drop_last && n % batch_size != 0 ? 1 : 0);
 }
 
 inline std::string positive_int_message(const char* name, std::int64_t value) {
@@ -196,6 +203,7 @@ public:
         Generator local;
         Generator* gen = generator_;
         if (gen == nullptr) {
+            std::lock_guard lock(default_generator_mutex());
             local.manual_seed(default_generator().next_u64());
             gen = &local;
         }
@@ -262,7 +270,10 @@ public:
     }
     [[nodiscard]] detail::index_iterator begin() const {
         Generator& gen = generator_ != nullptr ? *generator_ : default_generator();
-        const auto perm = detail::randperm(size(), gen);
+        const auto perm = [&] {
+            const auto lock = staticpy::detail::lock_if_default(gen);
+            return detail::randperm(size(), gen);
+        }();
         std::vector<std::int64_t> out;
         out.reserve(perm.size());
         for (std::int64_t p : perm)
@@ -318,6 +329,7 @@ public:
 
     [[nodiscard]] detail::index_iterator begin() const {
         Generator& gen = generator_ != nullptr ? *generator_ : default_generator();
+        const auto lock = staticpy::detail::lock_if_default(gen);
         return detail::iterate(replacement_ && num_samples_ > 1 ? with_replacement(gen)
                                                                 : without_replacement(gen));
     }
@@ -437,8 +449,7 @@ public:
 
     /// len(batch_sampler); the sampler must have a length.
     [[nodiscard]] std::int64_t size() const requires detail::sized<sampler_type> {
-        const std::int64_t n = detail::length(sampler_.get());
-        return drop_last_ ? n / batch_size_ : (n + batch_size_ - 1) / batch_size_;
+        return detail::batch_count(detail::length(sampler_.get()), batch_size_, drop_last_);
     }
 
     class iterator {
@@ -523,9 +534,10 @@ public:
             throw ValueError("Invalid rank " + std::to_string(rank) +
                              ", rank should be in the interval [0, " +
                              std::to_string(num_replicas - 1) + "]");
-        // math.ceil of a true division, whose numerator may be negative with drop_last.
+        // math.ceil of a true division, whose numerator may be negative with drop_last; no
+        // a + b - 1, which overflows for a num_replicas near INT64_MAX.
         const auto ceil_div = [](std::int64_t a, std::int64_t b) {
-            return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+            return a / b + (a % b > 0 ? 1 : 0);
         };
         if (drop_last && n_ % num_replicas != 0)
             num_samples = ceil_div(n_ - num_replicas, num_replicas);

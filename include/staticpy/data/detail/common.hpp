@@ -7,8 +7,10 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <ranges>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -112,6 +114,20 @@ inline std::vector<std::int64_t> randperm(std::int64_t n, Generator& gen) {
 /// Python's warnings.warn(msg) with the default UserWarning category, on stderr.
 inline void warn(const std::string& message) {
     std::cerr << "UserWarning: " << message << '\n';
+}
+
+/// warn(message) the first time this text is warned in the process, as Python's default
+/// warnings filter ("default": once per text and place) shows a repeated warning once; callers
+/// warn each message from one place, so the text alone is the key. Thread-safe: loaders on
+/// several threads may warn at once.
+///   warn_once("Length of split at index 1 is 0. This might result in an empty dataset.");
+///   warn_once("Length of split at index 1 is 0. ...");   // the same text again: silent
+inline void warn_once(const std::string& message) {
+    static std::mutex mutex;
+    static std::set<std::string> shown;
+    std::lock_guard lock(mutex);
+    if (shown.insert(message).second)
+        warn(message);
 }
 
 /// Python's len() of a dataset or sampler: its size() (any integer type), else std::ranges::size.
