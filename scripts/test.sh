@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Builds and runs every staticpy test, in four passes:
-#   gcc    build/gcc    g++,     Debug, -Werror, all labels (unit, compile-fail, install)
+# Builds and runs every staticpy test, in five passes:
+#   gcc    build/gcc    g++,     Release (-O3, what `cmake -S . -B build` gives users, and the
+#                                vectorised paths they run), -Werror, all labels (unit,
+#                                compile-fail, install)
 #   clang  build/clang  clang++, Debug, -Werror, all labels
 #   asan   build/asan   g++,     Debug, -Werror, ASan+UBSan, without compile-fail/install
 #   tsan   build/tsan   g++,     Debug, -Werror, ThreadSanitizer: the DataLoader's tests only
-# Installs the missing Debian packages first (cmake make g++ libboost-dev clang catch2).
+#   fuzz   build/fuzz   clang++, the readers' libFuzzer targets, 3 seconds each (scripts/fuzz.sh)
+# Installs the missing Debian packages first (cmake make g++ libboost-dev clang catch2 ...).
 #
-#   scripts/test.sh [gcc] [clang] [asan] [tsan]     (default: all four)
+#   scripts/test.sh [gcc] [clang] [asan] [tsan] [fuzz]     (default: all five)
 # Extra ctest arguments can be given in $CTEST_ARGS (e.g. CTEST_ARGS="-L containers").
 set -euo pipefail
 
@@ -18,7 +21,7 @@ read -r -a EXTRA_CTEST_ARGS <<< "${CTEST_ARGS:-}"
 
 passes=("$@")
 if [[ ${#passes[@]} -eq 0 ]]; then
-    passes=(gcc clang asan tsan)
+    passes=(gcc clang asan tsan fuzz)
 fi
 
 # ASan/UBSan: fail on the first report, with a stack.
@@ -29,7 +32,7 @@ summary=()
 failed=0
 
 # run_pass <name> <compiler> <ctest args...> -- <cmake args...>
-# $BUILD_TARGET, when set, builds that target only.
+# $BUILD_TARGET, when set, builds that target only; $BUILD_TYPE (default Debug) is the build type.
 run_pass() {
     local name="$1" cxx="$2"
     shift 2
@@ -50,7 +53,7 @@ run_pass() {
     fi
     if ! cmake -S "$ROOT" -B "$build" -G "Unix Makefiles" \
             -DCMAKE_CXX_COMPILER="$cxx" \
-            -DCMAKE_BUILD_TYPE=Debug \
+            -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Debug}" \
             -DSTATICPY_BUILD_TESTS=ON \
             -DSTATICPY_BUILD_EXAMPLES=ON \
             -DSTATICPY_BUILD_BENCHMARKS=OFF \
@@ -71,15 +74,29 @@ run_pass() {
     summary+=("PASS  $name ($((SECONDS - start))s)")
 }
 
+# The fuzz targets, briefly: enough for a regression in a reader to crash within the run.
+fuzz_pass() {
+    local start=$SECONDS
+    echo
+    echo "================ pass: fuzz (clang++) in build/fuzz ================"
+    if ! "$ROOT/scripts/fuzz.sh" "${FUZZ_SECONDS:-3}"; then
+        summary+=("FAIL  fuzz: a fuzz target crashed or did not build ($((SECONDS - start))s)")
+        return 1
+    fi
+    summary+=("PASS  fuzz ($((SECONDS - start))s)")
+}
+
 for pass in "${passes[@]}"; do
     case "$pass" in
-        gcc)   run_pass gcc g++ -- -DSTATICPY_SANITIZE=OFF || failed=1 ;;
+        gcc)   BUILD_TYPE=Release run_pass gcc g++ -- -DSTATICPY_SANITIZE=OFF || failed=1 ;;
         clang) run_pass clang clang++ -- -DSTATICPY_SANITIZE=OFF || failed=1 ;;
         asan)  run_pass asan g++ -LE 'compile-fail|install' -- -DSTATICPY_SANITIZE=ON || failed=1 ;;
         tsan)  BUILD_TARGET=data_dataloader_tsan_test run_pass tsan g++ -R dataloader_tsan -- \
                    -DSTATICPY_SANITIZE=OFF -DSTATICPY_TSAN_TESTS=ON -DSTATICPY_BUILD_EXAMPLES=OFF ||
                    failed=1 ;;
-        *) echo "test.sh: unknown pass '$pass' (expected gcc, clang, asan or tsan)" >&2; exit 2 ;;
+        fuzz)  fuzz_pass || failed=1 ;;
+        *) echo "test.sh: unknown pass '$pass' (expected gcc, clang, asan, tsan or fuzz)" >&2
+           exit 2 ;;
     esac
 done
 
