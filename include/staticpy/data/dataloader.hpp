@@ -419,9 +419,11 @@ inline void warn_pin_memory_once() {
 /// (any range). An lvalue dataset is referenced (it must outlive the loader and its iterators),
 /// an rvalue owned. Options as PyTorch's arguments (DataLoaderOptions), checked at construction
 /// with PyTorch's ValueErrors. Iterating it (range-for, or begin() and next()) runs one epoch;
-/// several iterators may be live at once, each with its own workers, and dropping one mid-epoch
-/// stops and joins them. An exception in a worker is rethrown by the consuming thread (see
-/// detail::reraise) and that batch is skipped: the iterator goes on with the next one.
+/// several iterators may be live at once, each with its own workers (with persistent_workers,
+/// one: begin() restarts it), and dropping one mid-epoch stops and joins them. An exception in a
+/// worker is rethrown by the consuming thread (see detail::reraise) and that batch is skipped:
+/// the iterator goes on with the next one. A sampler's exception comes after the batches it
+/// produced, once, and ends the epoch.
 ///   DataLoader loader(ds, {.batch_size = 2, .num_workers = 4});
 ///   for (auto& batch : loader) train(batch);
 template <class D, class Collate = DefaultCollate>
