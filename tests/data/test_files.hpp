@@ -87,6 +87,25 @@ inline void write_gz(const std::filesystem::path& p, const bytes& b) {
         gzwrite(f, b.data(), static_cast<unsigned>(b.size()));
     gzclose(f);
 }
+
+/// b as one gzip member in memory, at zlib's `level` (0 stores the data uncompressed, so that a
+/// cut at a known offset leaves a known prefix of it).
+inline bytes gzip_bytes(const bytes& b, int level = Z_DEFAULT_COMPRESSION) {
+    z_stream z{};
+    if (deflateInit2(&z, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        throw std::runtime_error("deflateInit2 failed");
+    bytes out(deflateBound(&z, static_cast<uLong>(b.size())) + 64);
+    z.next_in = const_cast<unsigned char*>(b.data());
+    z.avail_in = static_cast<uInt>(b.size());
+    z.next_out = out.data();
+    z.avail_out = static_cast<uInt>(out.size());
+    const int rc = deflate(&z, Z_FINISH);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    if (rc != Z_STREAM_END)
+        throw std::runtime_error("deflate failed");
+    return out;
+}
 #endif
 
 /// Appends v's bytes, big-endian.

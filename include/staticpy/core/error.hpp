@@ -28,6 +28,10 @@ STATICPY_DEFINE_ERROR(KeyError);
 STATICPY_DEFINE_ERROR(ValueError);
 STATICPY_DEFINE_ERROR(TypeError);
 STATICPY_DEFINE_ERROR(RuntimeError);
+// Python's MemoryError: an allocation failed. Thrown instead of std::bad_alloc wherever staticpy
+// allocates on behalf of a size it was given (tensor storage, reader buffers), so that one
+// `catch (const staticpy::Error&)` also sees memory running out.
+STATICPY_DEFINE_ERROR(MemoryError);
 
 #undef STATICPY_DEFINE_ERROR
 

@@ -88,13 +88,140 @@ bool parse_number(std::string_view s, T& out, bool& range) {
     }
 }
 
+/// The longest field read_csv parses (leading blanks aside), and the longest header line it
+/// skips: a number has no use for more, and a file that is not a CSV of numbers (a binary file,
+/// /dev/zero) fails there instead of being gathered into memory.
+inline constexpr std::size_t csv_max_field = 4096;
+inline constexpr std::size_t csv_max_header = std::size_t{1} << 20;
+
+/// A field as Python's repr shows a str in a message: printable ASCII as is, other bytes as
+/// \xNN, and only the first 60 characters of a long one.
+inline std::string field_text(std::string_view s) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out;
+    for (std::size_t i = 0; i < s.size() && i < 60; ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c < 0x7f) {
+            out += static_cast<char>(c);
+        } else {
+            out += "\\x";
+            out += digits[c >> 4];
+            out += digits[c & 0xF];
+        }
+    }
+    return s.size() > 60 ? out + "..." : out;
+}
+
+/// The tokenizer behind read_csv: fed the file in chunks, it keeps only the field being read
+/// and the values so far, never the text, so memory follows the numbers the file holds.
+template <class T>
+class csv_parser {
+public:
+    csv_parser(const input_file& f, CsvOptions options)
+        : f_(f), options_(options), in_header_(options.header) {}
+
+    void feed(const char* p, std::size_t n) {
+        for (const char* end = p + n; p != end; ++p) {
+            const char c = *p;
+            if (in_header_) {
+                if (c == '\n') {
+                    in_header_ = false;
+                    ++line_no_;
+                } else if (++header_length_ > csv_max_header) {
+                    f_.fail("line 1: a header line longer than " + std::to_string(csv_max_header) +
+                            " characters (is it a CSV file?)");
+                }
+            } else if (c == '\n') {
+                end_line();
+            } else if (c == options_.delimiter) {
+                has_delimiter_ = true;
+                end_field();
+            } else if (!(field_.empty() && blank(c))) { // leading blanks are never kept
+                if (field_.size() == csv_max_field)
+                    f_.fail("line " + std::to_string(line_no_) + ", column " +
+                            std::to_string(col_ + 1) + ": could not convert string '" +
+                            field_text(field_) + "' to " + dtype_text() + " (a field longer than " +
+                            std::to_string(csv_max_field) + " characters)");
+                field_ += c;
+            }
+        }
+    }
+
+    /// After the last chunk: the last line, which may lack its '\n'.
+    Tensor<T, dynamic_shape<2>> finish() {
+        if (!in_header_)
+            end_line();
+        const std::int64_t cols = cols_ < 0 ? 0 : cols_;
+        auto out =
+            f_.allocate([&] { return Tensor<T, dynamic_shape<2>>{dynamic_shape<2>(rows_, cols)}; });
+        std::copy(values_.begin(), values_.end(), out.data());
+        return out;
+    }
+
+private:
+    bool blank(char c) const { return (c == ' ' || c == '\t') && c != options_.delimiter; }
+    static std::string dtype_text() { return std::string(dtype_name(dtype_of_v<T>)); }
+
+    void end_field() {
+        const std::string_view field = trim_field(field_, options_.delimiter);
+        ++col_;
+        T v{};
+        bool range = false;
+        if (!parse_number(field, v, range))
+            f_.fail("line " + std::to_string(line_no_) + ", column " + std::to_string(col_) +
+                    (range ? ": " + field_text(field) + " is out of range for "
+                           : ": could not convert string '" + field_text(field) + "' to ") +
+                    dtype_text());
+        values_.push_back(v);
+        field_.clear();
+    }
+
+    void end_line() {
+        if (!field_.empty() && field_.back() == '\r')
+            field_.pop_back();
+        // A line of blanks only is skipped (no delimiter, nothing kept of the field).
+        if (has_delimiter_ || !trim_field(field_, options_.delimiter).empty()) {
+            end_field();
+            if (cols_ < 0) {
+                cols_ = col_;
+                first_data_line_ = line_no_;
+            } else if (col_ != cols_) {
+                f_.fail("line " + std::to_string(line_no_) +
+                        ": the number of columns changed from " + std::to_string(cols_) +
+                        " (line " + std::to_string(first_data_line_) + ") to " +
+                        std::to_string(col_));
+            }
+            ++rows_;
+        }
+        field_.clear();
+        has_delimiter_ = false;
+        col_ = 0;
+        ++line_no_;
+    }
+
+    const input_file& f_;
+    CsvOptions options_;
+    std::vector<T> values_;
+    std::string field_;
+    std::int64_t rows_ = 0;
+    std::int64_t cols_ = -1;
+    std::int64_t col_ = 0; // fields ended in this line
+    std::int64_t line_no_ = 1;
+    std::int64_t first_data_line_ = 0;
+    std::size_t header_length_ = 0;
+    bool in_header_;
+    bool has_delimiter_ = false;
+};
+
 } // namespace detail
 
 /// A CSV file of numbers (plain, or gzip-compressed with zlib) as a new Tensor<T, [rows, cols]>.
 /// ValueError naming the file, line and column for a field that is not a number of T
 /// ("CSV file 'a.csv': line 3, column 2: could not convert string 'abc' to float32") or out of
 /// its range, and for a row whose number of columns differs from the first row's ("line 4: the
-/// number of columns changed from 3 to 2"). A file without data rows gives a [0, 0] tensor.
+/// number of columns changed from 3 to 2"). A file without data rows gives a [0, 0] tensor. The
+/// file is parsed as it is read (a pipe or /dev/stdin works); memory holds the numbers, not the
+/// text, and running out of it is a MemoryError.
 ///   auto x = read_csv<float>("features.csv", {.header = true});
 ///   x.sizes();   // {rows, columns}
 template <class T>
@@ -103,62 +230,19 @@ Tensor<T, dynamic_shape<2>> read_csv(const std::filesystem::path& path, CsvOptio
                   "staticpy: TypeError: read_csv reads bool, uint8_t, int32_t, int64_t, float or "
                   "double");
     detail::input_file f(path, "CSV file");
-    const std::string text = f.read_all();
-    std::vector<T> values;
-    std::int64_t rows = 0;
-    std::int64_t cols = -1;
-    std::int64_t first_data_line = 0;
-    std::size_t pos = 0;
-    std::int64_t line_no = 0;
-    while (pos < text.size()) {
-        std::size_t end = text.find('\n', pos);
-        if (end == std::string::npos)
-            end = text.size();
-        std::string_view line(text.data() + pos, end - pos);
-        pos = end + 1;
-        ++line_no;
-        if (!line.empty() && line.back() == '\r')
-            line.remove_suffix(1);
-        if (options.header && line_no == 1)
-            continue;
-        if (detail::trim_field(line, options.delimiter).empty())
-            continue;
-        std::int64_t col = 0;
-        std::size_t start = 0;
+    detail::csv_parser<T> parser(f, options);
+    try {
+        char chunk[1 << 16];
         while (true) {
-            const std::size_t stop = line.find(options.delimiter, start);
-            const std::string_view field = detail::trim_field(
-                line.substr(start,
-                            stop == std::string_view::npos ? std::string_view::npos : stop - start),
-                options.delimiter);
-            ++col;
-            T v{};
-            bool range = false;
-            if (!detail::parse_number(field, v, range))
-                f.fail("line " + std::to_string(line_no) + ", column " + std::to_string(col) +
-                       (range ? ": " + std::string(field) + " is out of range for "
-                              : ": could not convert string '" + std::string(field) + "' to ") +
-                       std::string(dtype_name(dtype_of_v<T>)));
-            values.push_back(v);
-            if (stop == std::string_view::npos)
+            const std::size_t got = f.read(chunk, sizeof chunk);
+            parser.feed(chunk, got);
+            if (got < sizeof chunk)
                 break;
-            start = stop + 1;
         }
-        if (cols < 0) {
-            cols = col;
-            first_data_line = line_no;
-        } else if (col != cols) {
-            f.fail("line " + std::to_string(line_no) + ": the number of columns changed from " +
-                   std::to_string(cols) + " (line " + std::to_string(first_data_line) + ") to " +
-                   std::to_string(col));
-        }
-        ++rows;
+        return parser.finish();
+    } catch (const std::bad_alloc&) {
+        f.fail<MemoryError>("out of memory holding the values read so far");
     }
-    if (cols < 0)
-        cols = 0;
-    Tensor<T, dynamic_shape<2>> out{dynamic_shape<2>(rows, cols)};
-    std::copy(values.begin(), values.end(), out.data());
-    return out;
 }
 
 } // namespace staticpy::data

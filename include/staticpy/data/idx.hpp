@@ -158,26 +158,32 @@ Tensor<T, dynamic_shape<Rank>> read_idx(const std::filesystem::path& path) {
     ok = ok && detail::checked_bytes(numel, type->size, bytes);
     if (!ok)
         f.fail("dimensions " + sizes + " describe more data than memory can address");
-    f.check_data_size(bytes, 4 + 4 * static_cast<std::uint64_t>(Rank));
+    f.check_data_size(bytes);
 
     std::array<std::int64_t, Rank> dims{};
     for (std::size_t d = 0; d < Rank; ++d)
         dims[d] = info.dims[d];
-    Tensor<T, dynamic_shape<Rank>> out{dynamic_shape<Rank>(dims)};
-    if (type->size == sizeof(T)) {
+    const auto shape = f.allocate([&] { return dynamic_shape<Rank>(dims); });
+    const auto make = [&] { return Tensor<T, dynamic_shape<Rank>>{shape}; };
+    Tensor<T, dynamic_shape<Rank>> out;
+    if (type->size == sizeof(T) && f.exact_size()) {
+        out = f.allocate(make);
         f.read_data(out.data(), bytes);
-        if constexpr (sizeof(T) > 1 && std::endian::native == std::endian::little)
-            detail::swap_bytes(out.data(), sizeof(T), numel);
-    } else { // int8 and int16 widen into int32
-        std::vector<unsigned char> raw(static_cast<std::size_t>(bytes));
-        f.read_data(raw.data(), bytes);
+    } else { // the data first, the tensor once it is all there
+        const std::vector<unsigned char> raw = f.read_growing(bytes);
+        out = f.allocate(make);
         if constexpr (std::is_same_v<T, std::int32_t>) {
             if (type->size == 1)
                 detail::idx_widen<std::int8_t>(raw.data(), out.data(), numel);
-            else
+            else if (type->size == 2)
                 detail::idx_widen<std::int16_t>(raw.data(), out.data(), numel);
         }
+        if (type->size == sizeof(T) && bytes > 0)
+            std::memcpy(out.data(), raw.data(), static_cast<std::size_t>(bytes));
     }
+    if constexpr (sizeof(T) > 1 && std::endian::native == std::endian::little)
+        if (type->size == sizeof(T))
+            detail::swap_bytes(out.data(), sizeof(T), numel);
     if (!f.at_end())
         f.fail("more data than the dimensions " + sizes + " describe (" + std::to_string(bytes) +
                " bytes of " + std::string(type->name) + "): wrong dimensions?");

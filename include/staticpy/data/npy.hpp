@@ -16,6 +16,7 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -181,6 +182,9 @@ private:
     std::size_t pos_ = 0;
 };
 
+/// numpy's _MAX_HEADER_SIZE: the longest header numpy.load reads by default.
+inline constexpr std::uint64_t npy_max_header_size = 10000;
+
 inline NpyInfo read_npy_header(input_file& f) {
     unsigned char pre[8];
     f.read_header(pre, 8, "magic string and version");
@@ -205,9 +209,12 @@ inline NpyInfo read_npy_header(input_file& f) {
               (std::uint64_t{b[3]} << 24);
         prefix = 12;
     }
-    if (len > f.max_content())
-        f.fail("truncated header: expected " + std::to_string(len) + " bytes of header, got " +
-               std::to_string(f.gzip() ? 0 : f.disk_size() - std::min(f.disk_size(), prefix)));
+    // numpy.load refuses headers longer than this (max_header_size) unless told to trust the
+    // file; here it also keeps a corrupt length from reaching the allocator.
+    if (len > npy_max_header_size)
+        f.fail("Header info length (" + std::to_string(len) +
+               ") is large and may not be safe to load securely (numpy's max_header_size is " +
+               std::to_string(npy_max_header_size) + ")");
     std::string text(static_cast<std::size_t>(len), '\0');
     f.read_header(text.data(), text.size(), "header");
     NpyInfo info = npy_header_parser(text, f).parse();
@@ -287,24 +294,34 @@ Tensor<T, dynamic_shape<Rank>> load_npy(const std::filesystem::path& path) {
     ok = ok && detail::checked_bytes(numel, sizeof(T), bytes);
     if (!ok)
         f.fail("shape " + sizes + " describes more data than memory can address");
-    f.check_data_size(bytes, info.header_bytes);
+    f.check_data_size(bytes);
     std::array<std::int64_t, Rank> dims{};
     for (std::size_t d = 0; d < Rank; ++d)
         dims[d] = info.shape[d];
-    Tensor<T, dynamic_shape<Rank>> out{dynamic_shape<Rank>(dims)};
-    if constexpr (std::is_same_v<T, bool>) {
-        // Any byte but 0 and 1 in a bool is undefined behaviour to read: check the raw bytes.
-        std::vector<unsigned char> raw(static_cast<std::size_t>(bytes));
-        f.read_data(raw.data(), bytes);
-        for (std::size_t i = 0; i < raw.size(); ++i) {
-            if (raw[i] > 1)
-                f.fail("bool data holds the byte " + std::to_string(raw[i]) + " at element " +
-                       std::to_string(i) + " (only 0 and 1 are bools)");
-            out.data()[i] = raw[i] != 0;
-        }
-    } else {
+    const auto shape = f.allocate([&] { return dynamic_shape<Rank>(dims); });
+    const auto make = [&] { return Tensor<T, dynamic_shape<Rank>>{shape}; };
+    Tensor<T, dynamic_shape<Rank>> out;
+    if (!std::is_same_v<T, bool> && f.exact_size()) {
+        out = f.allocate(make);
         f.read_data(out.data(), bytes);
+    } else { // the data first, the tensor once it is all there
+        const std::vector<unsigned char> raw = f.read_growing(bytes);
+        out = f.allocate(make);
+        if constexpr (std::is_same_v<T, bool>) {
+            // Any byte but 0 and 1 in a bool is undefined behaviour to read: check the raw bytes.
+            for (std::size_t i = 0; i < raw.size(); ++i) {
+                if (raw[i] > 1)
+                    f.fail("bool data holds the byte " + std::to_string(raw[i]) + " at element " +
+                           std::to_string(i) + " (only 0 and 1 are bools)");
+                out.data()[i] = raw[i] != 0;
+            }
+        } else if (bytes > 0) {
+            std::memcpy(out.data(), raw.data(), static_cast<std::size_t>(bytes));
+        }
     }
+    // numpy ignores what follows the data; a gzip stream is still read to its end, so that its
+    // CRC and size are checked.
+    f.finish();
     return out;
 }
 

@@ -8,6 +8,7 @@
 // A fully static shape lets operations check shapes at compile time; a dynamic one is checked
 // when the operation runs.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -305,6 +306,11 @@ private:
     }
 
     constexpr void validate() const {
+        // The product of the extents, zeros counted as 1, bounds numel() and every contiguous
+        // stride: checking it here once keeps each later product in range, including a zero
+        // next to huge extents, whose numel is 0 but whose strides are not.
+        std::int64_t product = 1;
+        bool overflow = false;
         for (std::size_t i = 0; i < rank; ++i) {
             if (sizes_[i] < 0)
                 throw RuntimeError(negative_message());
@@ -312,6 +318,16 @@ private:
                 throw RuntimeError("size " + std::to_string(sizes_[i]) + " at dimension " +
                                    std::to_string(i) + " does not match its static extent " +
                                    std::to_string(static_extents[i]));
+            overflow = overflow || __builtin_mul_overflow(
+                                       product, std::max<std::int64_t>(sizes_[i], 1), &product);
+        }
+        if (overflow) {
+            std::string text;
+            repr_into(text);
+            // PyTorch's words; "Size([...])" becomes its "sizes=[...]".
+            throw RuntimeError("Storage size calculation overflowed with sizes=" +
+                               text.substr(5, text.size() - 6) +
+                               " (the product of the sizes, zeros counted as 1, exceeds 2^63 - 1)");
         }
     }
     std::string negative_message() const {

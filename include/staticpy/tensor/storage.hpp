@@ -117,7 +117,8 @@ public:
     static Storage allocate(std::int64_t n) {
         if (n < 0)
             throw RuntimeError("Storage size must be non-negative, got " + std::to_string(n));
-        if (static_cast<std::uint64_t>(n) > std::numeric_limits<std::size_t>::max() / sizeof(T))
+        if (static_cast<std::uint64_t>(n) >
+            (std::numeric_limits<std::size_t>::max() - storage_alignment) / sizeof(T))
             throw RuntimeError("Storage of " + std::to_string(n) + " elements is too large");
         // At least one byte, rounded up to the alignment, so that data() is never null for an
         // owning storage and the allocation size is a multiple of the alignment.
@@ -126,8 +127,17 @@ public:
         if (bytes == 0)
             bytes = storage_alignment;
         void* raw = detail::block_cache::instance().take(bytes);
-        if (raw == nullptr)
-            raw = ::operator new (bytes, std::align_val_t{storage_alignment});
+        if (raw == nullptr) {
+            try {
+                raw = ::operator new (bytes, std::align_val_t{storage_alignment});
+            } catch (const std::bad_alloc&) {
+                // PyTorch's words (a RuntimeError there); Python's MemoryError here, so that
+                // a caller can tell memory running out from a bad argument.
+                throw MemoryError("DefaultCPUAllocator: can't allocate memory: you tried to "
+                                  "allocate " +
+                                  std::to_string(bytes) + " bytes.");
+            }
+        }
         if constexpr (std::is_same_v<T, bool>)
             std::memset(raw, 0, bytes);
         Storage s;

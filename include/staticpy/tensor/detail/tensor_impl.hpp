@@ -83,17 +83,25 @@ std::array<std::int64_t, N> infer_size(const std::array<std::int64_t, N>& shape,
                                        std::int64_t numel) {
     std::int64_t product = 1;
     std::int64_t infer = -1;
+    bool has_zero = false;
+    bool overflow = false;
     for (std::size_t i = 0; i < N; ++i) {
         if (shape[i] == -1) {
             if (infer >= 0)
                 throw RuntimeError("only one dimension can be inferred");
             infer = static_cast<std::int64_t>(i);
         } else if (shape[i] >= 0) {
-            product *= shape[i];
+            has_zero = has_zero || shape[i] == 0;
+            overflow = overflow || __builtin_mul_overflow(product, shape[i], &product);
         } else {
             throw RuntimeError("invalid shape dimension " + std::to_string(shape[i]));
         }
     }
+    if (has_zero)
+        product = 0;   // the sizes' own overflow, if any, is the shape's to report
+    else if (overflow) // more elements than any tensor holds, so never numel
+        throw RuntimeError("shape '" + sizes_text(shape) + "' is invalid for input of size " +
+                           std::to_string(numel));
     auto out = shape;
     if (numel == product || (infer >= 0 && product > 0 && numel % product == 0)) {
         if (infer >= 0) {
