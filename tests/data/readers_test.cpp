@@ -291,23 +291,6 @@ TEST_CASE("save_npy / load_npy: every dtype round-trips, in numpy's format") {
 }
 
 namespace {
-/// A .npy file with the given version and header text (padded as numpy pads) and data.
-bytes npy_file(int major, std::string header, const bytes& data) {
-    const std::size_t prefix = major == 1 ? 10 : 12;
-    header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
-    header += '\n';
-    bytes out{0x93, 'N', 'U', 'M', 'P', 'Y', static_cast<unsigned char>(major), 0};
-    const std::size_t n = header.size();
-    out.push_back(static_cast<unsigned char>(n & 0xFF));
-    out.push_back(static_cast<unsigned char>((n >> 8) & 0xFF));
-    if (major != 1) {
-        out.push_back(static_cast<unsigned char>((n >> 16) & 0xFF));
-        out.push_back(static_cast<unsigned char>(n >> 24));
-    }
-    out.insert(out.end(), header.begin(), header.end());
-    out.insert(out.end(), data.begin(), data.end());
-    return out;
-}
 bytes le_floats(std::vector<float> v) {
     bytes out(v.size() * 4);
     std::memcpy(out.data(), v.data(), out.size());
@@ -318,9 +301,9 @@ bytes le_floats(std::vector<float> v) {
 TEST_CASE("load_npy: version 2.0, any key order, and numpy's other spellings") {
     test_files::temp_dir dir("npy_v2");
     const auto p = dir / "v2.npy";
-    test_files::write_file(p,
-                           npy_file(2, "{'shape': (3L,), \"fortran_order\": False,'descr':'<f4'}",
-                                    le_floats({1, 2, 3})));
+    test_files::write_file(
+        p, test_files::npy_file(2, "{'shape': (3L,), \"fortran_order\": False,'descr':'<f4'}",
+                                le_floats({1, 2, 3})));
     const auto t = load_npy<float, 1>(p);
     CHECK(values(t) == std::vector<float>{1, 2, 3});
     CHECK(read_npy_info(p).major_version == 2);
@@ -332,48 +315,50 @@ TEST_CASE("load_npy: bad headers, Fortran order, big-endian and mismatches are e
     const std::string label = "npy file '" + p.string() + "': ";
     const auto load = [&] { (void)load_npy<float, 1>(p); };
 
-    test_files::write_file(p,
-                           npy_file(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (3,), }",
-                                    le_floats({1, 2, 3})));
+    test_files::write_file(
+        p, test_files::npy_file(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (3,), }",
+                                le_floats({1, 2, 3})));
     CHECK(error_of<ValueError>(load) ==
           label + "fortran_order is True: staticpy reads C-ordered arrays (numpy: "
                   "np.save(path, np.ascontiguousarray(a)))");
 
-    test_files::write_file(p,
-                           npy_file(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (3,), }",
-                                    le_floats({1, 2, 3})));
+    test_files::write_file(
+        p, test_files::npy_file(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (3,), }",
+                                le_floats({1, 2, 3})));
     CHECK(error_of<ValueError>(load) ==
           label + "big-endian data ('>f4') is not supported: staticpy reads little-endian .npy "
                   "files (numpy: a.astype(a.dtype.newbyteorder('<')))");
 
     test_files::write_file(
-        p, npy_file(1, "{'descr': '<i2', 'fortran_order': False, 'shape': (3,), }", bytes(6, 0)));
+        p, test_files::npy_file(1, "{'descr': '<i2', 'fortran_order': False, 'shape': (3,), }",
+                                bytes(6, 0)));
     CHECK(error_of<ValueError>(load) ==
           label + "unsupported dtype '<i2' (staticpy reads '<f4', '<f8', '<i4', '<i8', '|u1' and "
                   "'|b1')");
 
-    test_files::write_file(p,
-                           npy_file(1, "{'descr': '<f4', 'shape': (3,), }", le_floats({1, 2, 3})));
+    test_files::write_file(
+        p, test_files::npy_file(1, "{'descr': '<f4', 'shape': (3,), }", le_floats({1, 2, 3})));
     CHECK(contains(error_of<ValueError>(load), label + "bad header: missing key 'fortran_order'"));
 
-    test_files::write_file(p, npy_file(1, "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (3,)}",
-                                       le_floats({1, 2, 3})));
+    test_files::write_file(
+        p, test_files::npy_file(1, "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (3,)}",
+                                le_floats({1, 2, 3})));
     CHECK(contains(error_of<ValueError>(load), label + "bad header: expected True or False"));
 
-    test_files::write_file(p,
-                           npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, -1)}",
-                                    le_floats({1, 2, 3})));
+    test_files::write_file(
+        p, test_files::npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, -1)}",
+                                le_floats({1, 2, 3})));
     CHECK(contains(error_of<ValueError>(load),
                    label + "bad header: expected a non-negative integer in 'shape'"));
 
-    test_files::write_file(p,
-                           npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
-                                    le_floats({1, 2})));
+    test_files::write_file(
+        p, test_files::npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
+                                le_floats({1, 2})));
     CHECK(error_of<ValueError>(load) == label + "truncated: expected 12 bytes of data, got 8");
 
-    test_files::write_file(p,
-                           npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
-                                    le_floats({1, 2, 3})));
+    test_files::write_file(
+        p, test_files::npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
+                                le_floats({1, 2, 3})));
     CHECK(error_of<TypeError>([&] { (void)load_npy<double, 1>(p); }) ==
           label + "holds float32 data ('<f4'), read as float64");
     CHECK(error_of<ValueError>([&] { (void)load_npy<float, 2>(p); }) ==
@@ -384,13 +369,15 @@ TEST_CASE("load_npy: bad headers, Fortran order, big-endian and mismatches are e
     test_files::write_file(p, bytes{0x93, 'N', 'U', 'M'});
     CHECK(error_of<ValueError>(load) ==
           label + "truncated header: expected 8 bytes of magic string and version, got 4");
-    auto big = npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", {});
+    auto big =
+        test_files::npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", {});
     big.resize(40);
     test_files::write_file(p, big);
     CHECK(contains(error_of<ValueError>(load), label + "truncated header: expected 118 bytes"));
 
     test_files::write_file(
-        p, npy_file(1, "{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }", bytes{1, 2}));
+        p, test_files::npy_file(1, "{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }",
+                                bytes{1, 2}));
     CHECK(error_of<ValueError>([&] { (void)load_npy<bool, 1>(p); }) ==
           label + "bool data holds the byte 2 at element 1 (only 0 and 1 are bools)");
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../test_errors.hpp"
 #include <unistd.h>
 
 #ifdef STATICPY_HAS_ZLIB
@@ -45,18 +46,7 @@ private:
 
 using bytes = std::vector<unsigned char>;
 
-/// The message of the E that f throws, or a note that it threw none (or another type).
-template <class E, class F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        return std::string("<another exception: ") + e.what() + ">";
-    }
-    return "<no exception>";
-}
+using test_errors::error_of;
 
 inline bool contains(const std::string& s, const std::string& part) {
     return s.find(part) != std::string::npos;
@@ -123,6 +113,24 @@ inline bytes idx_bytes(unsigned char type, const std::vector<std::uint32_t>& dim
     bytes out{0, 0, type, static_cast<unsigned char>(dims.size())};
     for (std::uint32_t d : dims)
         put_be(out, d);
+    out.insert(out.end(), data.begin(), data.end());
+    return out;
+}
+
+/// A .npy file with the given version and header text (padded as numpy pads) and data.
+inline bytes npy_file(int major, std::string header, const bytes& data) {
+    const std::size_t prefix = major == 1 ? 10 : 12;
+    header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
+    header += '\n';
+    bytes out{0x93, 'N', 'U', 'M', 'P', 'Y', static_cast<unsigned char>(major), 0};
+    const std::size_t n = header.size();
+    out.push_back(static_cast<unsigned char>(n & 0xFF));
+    out.push_back(static_cast<unsigned char>((n >> 8) & 0xFF));
+    if (major != 1) {
+        out.push_back(static_cast<unsigned char>((n >> 16) & 0xFF));
+        out.push_back(static_cast<unsigned char>(n >> 24));
+    }
+    out.insert(out.end(), header.begin(), header.end());
     out.insert(out.end(), data.begin(), data.end());
     return out;
 }

@@ -10,22 +10,14 @@
 
 #include <staticpy/staticpy.hpp>
 
+#include "../test_errors.hpp"
+
 using namespace staticpy;
 using namespace staticpy::literals;
 
 namespace {
 
-template <class E, class F>
-std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        return std::string("<another exception: ") + e.what() + ">";
-    }
-    return "<no exception>";
-}
+using test_errors::error_of;
 
 constexpr std::int64_t big = 4294967295; // 2^32 - 1: its square leaves int64
 const std::string why = " (the product of the sizes, zeros counted as 1, exceeds 2^63 - 1)";
@@ -73,14 +65,6 @@ TEST_CASE("expand and broadcasting: a result shape past int64 is refused", "[ten
     CHECK(error_of<RuntimeError>([&] { (void)(tall + wide); }) ==
           "Storage size calculation overflowed with sizes=[4294967295, 4294967295]" + why);
 }
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define STATICPY_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define STATICPY_TEST_SANITIZED 1
-#endif
-#endif
 
 #ifndef STATICPY_TEST_SANITIZED
 // (Under ASan an allocation this large is a sanitizer report, not a failed operator new.)
