@@ -22,14 +22,9 @@
 using namespace staticpy;
 using namespace staticpy::data;
 using namespace staticpy::literals;
+using test_files::values;
 
 namespace {
-
-template <class T, class S>
-std::vector<T> values(const Tensor<T, S>& t) {
-    const auto c = t.contiguous();
-    return std::vector<T>(c.data(), c.data() + c.numel());
-}
 
 template <class T1, class S1, class T2, class S2>
 void check_same(const Tensor<T1, S1>& a, const Tensor<T2, S2>& b) {

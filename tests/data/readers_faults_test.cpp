@@ -30,14 +30,9 @@ using namespace staticpy::data;
 using test_files::bytes;
 using test_files::contains;
 using test_files::error_of;
+using test_files::values;
 
 namespace {
-
-template <class T, class S>
-std::vector<T> values(const Tensor<T, S>& t) {
-    const auto c = t.contiguous();
-    return std::vector<T>(c.data(), c.data() + c.numel());
-}
 
 bytes text_bytes(const std::string& s) {
     return bytes(s.begin(), s.end());

@@ -20,14 +20,9 @@ using namespace staticpy::literals;
 using test_files::bytes;
 using test_files::contains;
 using test_files::error_of;
+using test_files::values;
 
 namespace {
-
-template <class T, class S>
-std::vector<T> values(const Tensor<T, S>& t) {
-    const auto c = t.contiguous();
-    return std::vector<T>(c.data(), c.data() + c.numel());
-}
 
 /// Writes an IDX file plain (gz false) or gzip-compressed.
 std::filesystem::path write_idx(const test_files::temp_dir& dir, const std::string& name,

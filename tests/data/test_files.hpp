@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <staticpy/tensor/tensor.hpp>
+
 #include "../test_errors.hpp"
 #include <unistd.h>
 
@@ -47,6 +49,13 @@ private:
 using bytes = std::vector<unsigned char>;
 
 using test_errors::error_of;
+
+/// A tensor's elements in row-major order, whatever its strides.
+template <class T, class S>
+std::vector<T> values(const staticpy::Tensor<T, S>& t) {
+    const auto c = t.contiguous();
+    return std::vector<T>(c.data(), c.data() + c.numel());
+}
 
 inline bool contains(const std::string& s, const std::string& part) {
     return s.find(part) != std::string::npos;
