@@ -166,13 +166,25 @@ public:
     static constexpr sizes_type static_extents{detail::extent_traits<Extents>::value...};
     /// Whether every extent is known at compile time.
     static constexpr bool is_static = ((detail::extent_traits<Extents>::value >= 0) && ...);
+    /// Whether the static extents' product (zeros counted as 1, as validate() counts them)
+    /// stays within int64: numel and every contiguous stride then do.
+    static constexpr bool static_extents_fit = [] {
+        std::int64_t n = 1;
+        for (std::int64_t e : static_extents)
+            if (__builtin_mul_overflow(n, e > 1 ? e : 1, &n))
+                return false;
+        return true;
+    }();
+    static_assert(static_extents_fit,
+                  "staticpy: RuntimeError: Storage size calculation overflowed: the product of "
+                  "the static extents exceeds 2^63 - 1");
     /// The element count when the shape is static, -1 otherwise.
     static constexpr std::int64_t static_numel = [] {
         std::int64_t n = 1;
         for (std::int64_t e : static_extents) {
             if (e < 0)
                 return std::int64_t{-1};
-            n *= e;
+            n = static_extents_fit ? n * e : 0;
         }
         return n;
     }();
