@@ -1,5 +1,6 @@
 #include <cmath>
 #include <cstdint>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -143,4 +144,28 @@ TEST_CASE("Generator: same seed, same numbers", "[tensor][random]") {
     REQUIRE_THROWS_AS(staticpy::randint(3, 3, 2), staticpy::RuntimeError);
     auto rl = staticpy::rand_like(staticpy::zeros<double>(2_c), gi);
     REQUIRE(rl.numel() == 2);
+}
+
+TEST_CASE("the default generator from two threads: each tensor one unbroken run of the sequence",
+          "[tensor][random]") {
+    // Each rand() holds the default generator's mutex for its whole fill, as PyTorch holds its
+    // generator's: the two tensors are the sequence's first and second halves, in either order.
+    constexpr std::int64_t n = 20000;
+    staticpy::manual_seed(11);
+    const auto expected = staticpy::rand<double>(2 * n);
+    for (int round = 0; round < 20; ++round) {
+        staticpy::manual_seed(11);
+        staticpy::Tensor<double, staticpy::dynamic_shape<1>> a, b;
+        std::thread ta([&] { a = staticpy::rand<double>(n); });
+        std::thread tb([&] { b = staticpy::rand_like(staticpy::zeros<double>(n)); });
+        ta.join();
+        tb.join();
+        const auto half = [&](const auto& t, std::int64_t start) {
+            for (std::int64_t i = 0; i < n; ++i)
+                if (t(i) != expected(start + i))
+                    return false;
+            return true;
+        };
+        REQUIRE(((half(a, 0) && half(b, n)) || (half(a, n) && half(b, 0))));
+    }
 }

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <mutex>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -296,15 +297,27 @@ inline constexpr bool ends_with_generator_v = [] {
         return std::is_same_v<last_t<A...>, Generator>;
 }();
 
+/// f(generator, extents...) with the generator the arguments end with, or the default one,
+/// whose mutex is held meanwhile (as PyTorch holds its default generator's): two threads drawing
+/// from it get disjoint parts of one sequence instead of a data race.
 template <class F, class... A>
 auto with_generator(F&& f, A&&... args) {
     auto tup = std::forward_as_tuple(args...);
     if constexpr (ends_with_generator_v<A...>)
         return apply_first<sizeof...(A) - 1>(
-            [&](auto&... e) { return f(std::get<sizeof...(A) - 1>(tup), e...); }, tup);
+            [&](auto&... e) {
+                Generator& g = std::get<sizeof...(A) - 1>(tup);
+                const auto lock = lock_if_default(g);
+                return f(g, e...);
+            },
+            tup);
     else
-        return apply_first<sizeof...(A)>([&](auto&... e) { return f(default_generator(), e...); },
-                                         tup);
+        return apply_first<sizeof...(A)>(
+            [&](auto&... e) {
+                const std::lock_guard lock(default_generator_mutex());
+                return f(default_generator(), e...);
+            },
+            tup);
 }
 } // namespace detail
 
@@ -352,11 +365,13 @@ auto randint(std::int64_t low, std::int64_t high, A&&... args) {
 /// rand_like / randn_like.
 template <class T, class S>
 Tensor<T, S> rand_like(const Tensor<T, S>& t, Generator& g = default_generator()) {
+    const auto lock = detail::lock_if_default(g);
     return detail::generate<T>(t.shape(),
                                [&](std::int64_t) { return detail::uniform_sample<T>(g); });
 }
 template <class T, class S>
 Tensor<T, S> randn_like(const Tensor<T, S>& t, Generator& g = default_generator()) {
+    const auto lock = detail::lock_if_default(g);
     return detail::generate<T>(t.shape(), [&](std::int64_t) { return static_cast<T>(g.normal()); });
 }
 
