@@ -329,6 +329,12 @@ TEST_CASE("readers: a zero next to huge dimensions is an error, not an overflow"
 
 // ---- item: input that cannot seek ---------------------------------------------------------------
 
+TEST_CASE("readers: a directory is Python's IsADirectoryError text, not a read error") {
+    test_files::temp_dir dir("faults_dir");
+    CHECK(error_of<RuntimeError>([&] { (void)read_csv<float>(dir.path()); }) ==
+          "[Errno 21] Is a directory: '" + dir.path().string() + "'");
+}
+
 TEST_CASE("readers: a pipe reads every byte, plain and gzip") {
     SECTION("CSV: the first two bytes are data, not only gzip's magic") {
         pipe_input in(text_bytes("123,4\n5,6\n"));

@@ -75,9 +75,16 @@ public:
         // Only a regular file has a size to check against: a pipe, a character device
         // (/dev/stdin, /dev/zero) or a FIFO is read until it ends.
         struct stat st {};
-        if (::fstat(::fileno(file_), &st) == 0 && S_ISREG(st.st_mode)) {
-            regular_ = true;
-            size_ = static_cast<std::uint64_t>(st.st_size);
+        if (::fstat(::fileno(file_), &st) == 0) {
+            if (S_ISDIR(st.st_mode)) { // fopen opens one; Python's open() raises IsADirectoryError
+                std::fclose(file_);
+                file_ = nullptr;
+                throw RuntimeError(os_error_text(EISDIR, path));
+            }
+            if (S_ISREG(st.st_mode)) {
+                regular_ = true;
+                size_ = static_cast<std::uint64_t>(st.st_size);
+            }
         }
         buffer_ = std::make_unique<unsigned char[]>(buffer_size);
         ensure(2);
