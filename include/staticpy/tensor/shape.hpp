@@ -152,6 +152,31 @@ using shape_insert_t = typename detail::shape_cat<
 template <class S, std::size_t I, class E>
 using shape_replace_t = shape_insert_t<shape_erase_t<S, I>, I, E>;
 
+namespace detail {
+
+/// Whether the product of `sizes`, zeros counted as 1, fits in int64. It bounds numel() and every
+/// contiguous stride, so one check here keeps each later product in range, including a zero next
+/// to huge sizes, whose numel is 0 but whose strides are not.
+template <std::size_t R>
+constexpr bool sizes_fit(const std::array<std::int64_t, R>& sizes) {
+    std::int64_t product = 1;
+    for (std::int64_t e : sizes)
+        if (__builtin_mul_overflow(product, e > 1 ? e : 1, &product))
+            return false;
+    return true;
+}
+
+/// PyTorch's RuntimeError for sizes that fail sizes_fit.
+template <std::size_t R>
+[[noreturn]] void throw_size_overflow(const std::array<std::int64_t, R>& sizes) {
+    std::string text = "Storage size calculation overflowed with sizes=[";
+    for (std::size_t i = 0; i < R; ++i)
+        text += (i != 0 ? ", " : "") + std::to_string(sizes[i]);
+    throw RuntimeError(text + "] (the product of the sizes, zeros counted as 1, exceeds 2^63 - 1)");
+}
+
+} // namespace detail
+
 template <class... Extents>
 class shape {
     static_assert((detail::extent_traits<Extents>::valid && ...),
@@ -168,13 +193,7 @@ public:
     static constexpr bool is_static = ((detail::extent_traits<Extents>::value >= 0) && ...);
     /// Whether the static extents' product (zeros counted as 1, as validate() counts them)
     /// stays within int64: numel and every contiguous stride then do.
-    static constexpr bool static_extents_fit = [] {
-        std::int64_t n = 1;
-        for (std::int64_t e : static_extents)
-            if (__builtin_mul_overflow(n, e > 1 ? e : 1, &n))
-                return false;
-        return true;
-    }();
+    static constexpr bool static_extents_fit = detail::sizes_fit(static_extents);
     static_assert(static_extents_fit,
                   "staticpy: RuntimeError: Storage size calculation overflowed: the product of "
                   "the static extents exceeds 2^63 - 1");
@@ -318,11 +337,6 @@ private:
     }
 
     constexpr void validate() const {
-        // The product of the extents, zeros counted as 1, bounds numel() and every contiguous
-        // stride: checking it here once keeps each later product in range, including a zero
-        // next to huge extents, whose numel is 0 but whose strides are not.
-        std::int64_t product = 1;
-        bool overflow = false;
         for (std::size_t i = 0; i < rank; ++i) {
             if (sizes_[i] < 0)
                 throw RuntimeError(negative_message());
@@ -330,17 +344,9 @@ private:
                 throw RuntimeError("size " + std::to_string(sizes_[i]) + " at dimension " +
                                    std::to_string(i) + " does not match its static extent " +
                                    std::to_string(static_extents[i]));
-            overflow = overflow || __builtin_mul_overflow(
-                                       product, std::max<std::int64_t>(sizes_[i], 1), &product);
         }
-        if (overflow) {
-            std::string text;
-            repr_into(text);
-            // PyTorch's words; "Size([...])" becomes its "sizes=[...]".
-            throw RuntimeError("Storage size calculation overflowed with sizes=" +
-                               text.substr(5, text.size() - 6) +
-                               " (the product of the sizes, zeros counted as 1, exceeds 2^63 - 1)");
-        }
+        if (!detail::sizes_fit(sizes_))
+            detail::throw_size_overflow(sizes_);
     }
     std::string negative_message() const {
         std::string out = "Trying to create tensor with negative dimension ";

@@ -102,7 +102,8 @@ constexpr std::array<std::int64_t, R> contiguous_strides(const std::array<std::i
     std::int64_t s = 1;
     for (std::size_t i = R; i-- > 0;) {
         strides[i] = s;
-        s *= std::max<std::int64_t>(sizes[i], 1);
+        if (__builtin_mul_overflow(s, std::max<std::int64_t>(sizes[i], 1), &s))
+            throw_size_overflow(sizes); // sizes no shape has validated
     }
     return strides;
 }

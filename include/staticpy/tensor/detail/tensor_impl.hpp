@@ -107,6 +107,9 @@ std::array<std::int64_t, N> infer_size(const std::array<std::int64_t, N>& shape,
         if (infer >= 0) {
             out[static_cast<std::size_t>(infer)] = numel / product;
         }
+        // Zero elements fit any sizes, but their strides must still fit int64.
+        if (!sizes_fit(out))
+            throw_size_overflow(out);
         return out;
     }
     if (infer >= 0 && product == 0)
