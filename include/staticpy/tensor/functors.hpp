@@ -536,8 +536,13 @@ struct cast : functor_base {
         return staticpy::detail::convert<To>(a); // the rules Tensor::to uses too
     }
     static std::string cpp(std::string_view a) {
-        if constexpr (detail::is_bool_v<To>)
-            return "(" + std::string(a) + " != 0)";
+        if constexpr (detail::is_bool_v<To>) {
+            // Appended, not "(" + std::string(a): g++ 12 at -O3 takes that for an overlapping
+            // memcpy (-Wrestrict, GCC bug 105329).
+            std::string out = "(";
+            out += a;
+            return out + " != 0)";
+        }
         else
             return detail::call(
                 std::string("static_cast<") + detail::cpp_type_name<To>::value + ">", a);
