@@ -166,20 +166,17 @@ Tensor<T, dynamic_shape<Rank>> read_idx(const std::filesystem::path& path) {
     const auto shape = f.allocate([&] { return dynamic_shape<Rank>(dims); });
     const auto make = [&] { return Tensor<T, dynamic_shape<Rank>>{shape}; };
     Tensor<T, dynamic_shape<Rank>> out;
-    if (type->size == sizeof(T) && f.exact_size()) {
-        out = f.allocate(make);
-        f.read_data(out.data(), bytes);
-    } else { // the data first, the tensor once it is all there
-        const std::vector<unsigned char> raw = f.read_growing(bytes);
+    if (type->size == sizeof(T)) {
+        out = f.read_data_into(bytes, make);
+    } else { // int8 and int16 widen into int32: the raw data first, the tensor once it is there
+        const auto raw = f.read_data_into(bytes, [&] { return std::vector<unsigned char>(bytes); });
         out = f.allocate(make);
         if constexpr (std::is_same_v<T, std::int32_t>) {
             if (type->size == 1)
                 detail::idx_widen<std::int8_t>(raw.data(), out.data(), numel);
-            else if (type->size == 2)
+            else
                 detail::idx_widen<std::int16_t>(raw.data(), out.data(), numel);
         }
-        if (type->size == sizeof(T) && bytes > 0)
-            std::memcpy(out.data(), raw.data(), static_cast<std::size_t>(bytes));
     }
     if constexpr (sizeof(T) > 1 && std::endian::native == std::endian::little)
         if (type->size == sizeof(T))

@@ -16,7 +16,6 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -301,23 +300,18 @@ Tensor<T, dynamic_shape<Rank>> load_npy(const std::filesystem::path& path) {
     const auto shape = f.allocate([&] { return dynamic_shape<Rank>(dims); });
     const auto make = [&] { return Tensor<T, dynamic_shape<Rank>>{shape}; };
     Tensor<T, dynamic_shape<Rank>> out;
-    if (!std::is_same_v<T, bool> && f.exact_size()) {
+    if constexpr (std::is_same_v<T, bool>) {
+        // Any byte but 0 and 1 in a bool is undefined behaviour to read: check the raw bytes.
+        const auto raw = f.read_data_into(bytes, [&] { return std::vector<unsigned char>(bytes); });
         out = f.allocate(make);
-        f.read_data(out.data(), bytes);
-    } else { // the data first, the tensor once it is all there
-        const std::vector<unsigned char> raw = f.read_growing(bytes);
-        out = f.allocate(make);
-        if constexpr (std::is_same_v<T, bool>) {
-            // Any byte but 0 and 1 in a bool is undefined behaviour to read: check the raw bytes.
-            for (std::size_t i = 0; i < raw.size(); ++i) {
-                if (raw[i] > 1)
-                    f.fail("bool data holds the byte " + std::to_string(raw[i]) + " at element " +
-                           std::to_string(i) + " (only 0 and 1 are bools)");
-                out.data()[i] = raw[i] != 0;
-            }
-        } else if (bytes > 0) {
-            std::memcpy(out.data(), raw.data(), static_cast<std::size_t>(bytes));
+        for (std::size_t i = 0; i < raw.size(); ++i) {
+            if (raw[i] > 1)
+                f.fail("bool data holds the byte " + std::to_string(raw[i]) + " at element " +
+                       std::to_string(i) + " (only 0 and 1 are bools)");
+            out.data()[i] = raw[i] != 0;
         }
+    } else {
+        out = f.read_data_into(bytes, make);
     }
     // numpy ignores what follows the data; a gzip stream is still read to its end, so that its
     // CRC and size are checked.

@@ -184,31 +184,31 @@ public:
     }
 
     /// Reads exactly `bytes` bytes of data into dst, or fails with "truncated" (the count of
-    /// what was there). Only for memory already sized by check_data_size on an exact_size()
-    /// file; otherwise read_growing allocates as the data arrives.
+    /// what was there).
     void read_data(void* dst, std::uint64_t bytes) {
         const std::size_t got = read(dst, static_cast<std::size_t>(bytes));
         if (got != bytes)
             fail_truncated(bytes, got);
     }
 
-    /// Reads exactly `bytes` bytes of data into a buffer that grows (by doubling, from 1 MiB) as
-    /// they arrive, so that a size field claiming more than the stream holds costs about what did
-    /// arrive, not what was claimed. "truncated" as read_data; MemoryError when memory runs out.
-    std::vector<unsigned char> read_growing(std::uint64_t bytes) {
-        std::vector<unsigned char> out;
+    /// Reads exactly `bytes` bytes of data into what make() allocates (a Tensor, a vector: any
+    /// contiguous buffer of `bytes` bytes with data()), or fails with "truncated". What a header
+    /// claims is allocated only once the file has shown it credible: at once for a plain regular
+    /// file (check_data_size compared its size), otherwise once an eighth of the bytes has
+    /// arrived, into a staging buffer grown by doubling from 1 MiB. So a claim the stream does not
+    /// back costs at most about 8 times what did arrive, and a genuine file is inflated straight
+    /// into its tensor after its first eighth. MemoryError when memory runs out.
+    template <class Make>
+    auto read_data_into(std::uint64_t bytes, Make&& make) -> decltype(make()) {
+        std::vector<unsigned char> staged;
+        std::uint64_t have = 0;
         try {
-            if (exact_size()) { // checked by check_data_size: the bytes are there
-                out.resize(static_cast<std::size_t>(bytes));
-                read_data(out.data(), bytes);
-                return out;
-            }
-            std::uint64_t have = 0;
-            while (have < bytes) {
-                const std::uint64_t next = std::min(bytes, std::max(have * 2, first_step));
-                out.resize(static_cast<std::size_t>(next));
-                const std::size_t want = static_cast<std::size_t>(next - have);
-                const std::size_t got = read(out.data() + have, want);
+            const std::uint64_t credible = exact_size() ? 0 : bytes / credible_fraction;
+            while (have < credible) {
+                const std::uint64_t next = std::min(credible, std::max(have * 2, first_step));
+                staged.resize(static_cast<std::size_t>(next));
+                const auto want = static_cast<std::size_t>(next - have);
+                const std::size_t got = read(staged.data() + have, want);
                 have += got;
                 if (got != want)
                     fail_truncated(bytes, have);
@@ -216,12 +216,20 @@ public:
         } catch (const std::bad_alloc&) {
             fail<MemoryError>("out of memory reading " + std::to_string(bytes) + " bytes of data");
         }
+        auto out = allocate(make);
+        auto* dst = static_cast<unsigned char*>(static_cast<void*>(out.data()));
+        if (have > 0)
+            std::memcpy(dst, staged.data(), static_cast<std::size_t>(have));
+        staged = {};
+        const std::size_t got = read(dst + have, static_cast<std::size_t>(bytes - have));
+        if (have + got != bytes)
+            fail_truncated(bytes, have + got);
         return out;
     }
 
     /// Before reading `bytes` of data: fails when the file cannot hold them (a plain file
     /// shorter than that, or a gzip file beyond the deflate bound), so that a corrupt size field
-    /// is an error at once. A pipe has no bound: read_growing catches it as data stops arriving.
+    /// is an error at once. A pipe has no bound: read_data_into stops it as data stops arriving.
     void check_data_size(std::uint64_t bytes) const {
         if (!regular_)
             return;
@@ -254,6 +262,7 @@ public:
 private:
     static constexpr std::size_t buffer_size = std::size_t{1} << 17;
     static constexpr std::uint64_t first_step = std::uint64_t{1} << 20;
+    static constexpr std::uint64_t credible_fraction = 8;
 
     [[noreturn]] void fail_truncated(std::uint64_t bytes, std::uint64_t got) const {
         fail("truncated: expected " + std::to_string(bytes) + " bytes of data, got " +
