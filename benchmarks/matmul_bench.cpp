@@ -17,7 +17,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include <staticpy/backend/cpu/gemm.hpp>
+#include <staticpy/kernels/gemm.hpp>
 
 #if defined(STATICPY_BENCH_HAVE_OPENBLAS)
 #include <cblas.h>

@@ -10,7 +10,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <staticpy/backend/cpu/gemm.hpp>
+#include <staticpy/kernels/gemm.hpp>
 
 namespace {
 

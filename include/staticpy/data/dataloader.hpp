@@ -41,10 +41,10 @@
 #include <sched.h>
 #endif
 
-#include "staticpy/backend/cpu/config.hpp"
 #include "staticpy/core/error.hpp"
 #include "staticpy/core/generator.hpp"
 #include "staticpy/core/repr.hpp"
+#include "staticpy/core/threads.hpp"
 #include "staticpy/data/collate.hpp"
 #include "staticpy/data/dataset.hpp"
 #include "staticpy/data/detail/common.hpp"

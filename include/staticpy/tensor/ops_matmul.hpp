@@ -11,11 +11,8 @@
 // Inner dimensions that differ: with static extents a compile error ("staticpy: RuntimeError:
 // mat1 and mat2 shapes cannot be multiplied"); otherwise RuntimeError with PyTorch's text,
 // "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)".
-// The products run on backend::cpu::gemm (blocked, SIMD, threaded; integers by a wrapping loop).
-//
-// Layering: eager ops run on the CPU backend's kernels, so this tensor-layer header includes
-// backend/cpu/gemm.hpp, above it in DESIGN.md's diagram. That is safe because gemm.hpp includes
-// only the standard library, backend/cpu/config.hpp and xsimd, never tensor/ or graph/.
+// The products run on the GEMM of the kernels layer below tensor/ (kernels/gemm.hpp: blocked,
+// SIMD, threaded; integers by a wrapping loop), which the CPU backend's matmul epilogues share.
 
 #include <array>
 #include <cstddef>
@@ -24,9 +21,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "staticpy/backend/cpu/gemm.hpp"
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
+#include "staticpy/kernels/gemm.hpp"
 #include "staticpy/tensor/broadcast.hpp"
 #include "staticpy/tensor/functors.hpp"
 #include "staticpy/tensor/tensor.hpp"

@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "staticpy/backend/cpu/fused.hpp"
-#include "staticpy/backend/cpu/gemm.hpp"
 #include "staticpy/backend/cpu/softmax.hpp"
 #include "staticpy/graph/program.hpp"
+#include "staticpy/kernels/gemm.hpp"
 #include "staticpy/tensor/broadcast.hpp"
 #include "staticpy/tensor/ops.hpp"
 

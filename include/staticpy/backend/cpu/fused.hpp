@@ -20,9 +20,9 @@
 #include <utility>
 #include <vector>
 
-#include "staticpy/backend/cpu/config.hpp"
 #include "staticpy/backend/cpu/simd.hpp"
 #include "staticpy/graph/program.hpp"
+#include "staticpy/kernels/config.hpp"
 
 namespace staticpy::backend::cpu {
 

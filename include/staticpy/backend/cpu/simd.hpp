@@ -5,7 +5,7 @@
 // runs F::apply on scalars. Semantics follow F::apply: NaN propagates through maximum/minimum and
 // relu, as PyTorch's do; exp, log, tanh, ... are xsimd's (within a few ulps of <cmath>'s).
 
-#include "staticpy/backend/cpu/config.hpp"
+#include "staticpy/kernels/config.hpp"
 #include "staticpy/tensor/functors.hpp"
 
 namespace staticpy::backend::cpu {

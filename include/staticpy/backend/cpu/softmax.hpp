@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <limits>
 
-#include "staticpy/backend/cpu/config.hpp"
 #include "staticpy/backend/cpu/fused.hpp"
 #include "staticpy/backend/cpu/simd.hpp"
+#include "staticpy/kernels/config.hpp"
 
 namespace staticpy::backend::cpu {
 

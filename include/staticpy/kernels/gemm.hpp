@@ -38,7 +38,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "staticpy/backend/cpu/config.hpp"
+#include "staticpy/kernels/config.hpp"
 
 #if defined(STATICPY_HAS_CBLAS)
 #include <cblas.h>
