@@ -32,6 +32,7 @@
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
 #include "staticpy/core/repr.hpp"
+#include "staticpy/core/traits.hpp"
 #include "staticpy/core/value.hpp"
 
 namespace staticpy {
@@ -118,7 +119,7 @@ constexpr auto to_item(const Arg& arg) {
                   }) {
         return pair<std::remove_cvref_t<decltype(arg.key)>,
                     std::remove_cvref_t<decltype(arg.value)>>{arg.key, arg.value};
-    } else if constexpr (is_std_tuple<Arg>::value) {
+    } else if constexpr (traits::is_std_tuple_or_pair_v<Arg>) {
         if constexpr (std::tuple_size_v<Arg> == 2) {
             return pair<std::tuple_element_t<0, Arg>, std::tuple_element_t<1, Arg>>{
                 std::get<0>(arg), std::get<1>(arg)};

@@ -14,6 +14,7 @@
 
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
+#include "staticpy/core/traits.hpp"
 #include "staticpy/core/value.hpp"
 
 namespace staticpy {
@@ -29,11 +30,6 @@ template <class T>
 struct is_hana_tuple : std::false_type {};
 template <class... Ts>
 struct is_hana_tuple<hana::tuple<Ts...>> : std::true_type {};
-
-template <class T>
-struct is_std_array : std::false_type {};
-template <class T, std::size_t N>
-struct is_std_array<std::array<T, N>> : std::true_type {};
 
 template <char C>
 inline constexpr fixed_string<1> char_string = [] {
@@ -65,8 +61,8 @@ struct not_iterable {
 
 template <class T>
 inline constexpr bool is_iterable_v =
-    has_py_iter<T> || is_std_tuple<T>::value || is_hana_tuple<T>::value || is_std_array<T>::value ||
-    is_str_constant_v<T>;
+    has_py_iter<T> || traits::is_std_tuple_or_pair_v<T> || is_hana_tuple<T>::value ||
+    traits::is_std_array_v<T> || is_str_constant_v<T>;
 
 } // namespace detail
 
@@ -78,7 +74,7 @@ constexpr auto iter_elements(const T& x) {
         return x.py_iter();
     } else if constexpr (detail::is_hana_tuple<U>::value) {
         return x;
-    } else if constexpr (detail::is_std_tuple<U>::value || detail::is_std_array<U>::value) {
+    } else if constexpr (traits::is_std_tuple_or_pair_v<U> || traits::is_std_array_v<U>) {
         return std::apply([](const auto&... e) { return hana::make_tuple(e...); }, x);
     } else if constexpr (is_str_constant_v<U>) {
         return detail::string_chars(x, std::make_index_sequence<U::size>{});

@@ -34,6 +34,7 @@
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
 #include "staticpy/core/repr.hpp"
+#include "staticpy/core/traits.hpp"
 #include "staticpy/core/value.hpp"
 
 namespace staticpy {
@@ -82,18 +83,9 @@ namespace detail {
 template <class T>
 inline constexpr bool is_index_constant_v = is_int_constant_v<T> || is_bool_constant_v<T>;
 
-template <class... Ts>
-struct first_type {
-    using type = void;
-};
-template <class T, class... Ts>
-struct first_type<T, Ts...> {
-    using type = T;
-};
-
 /// True when every element has one type, so that a run-time position cannot change a type.
 template <class... Ts>
-inline constexpr bool all_same_v = and_v<std::is_same_v<typename first_type<Ts...>::type, Ts>...>;
+inline constexpr bool all_same_v = and_v<std::is_same_v<traits::pack_first_t<Ts...>, Ts>...>;
 
 // Python names the offending type in these messages; one static_assert per kind, as a
 // static_assert's text cannot be computed. Only the one that matches fires.
@@ -981,7 +973,7 @@ private:
 
     template <class Key>
     constexpr list sort_runtime(const Key& key, bool reverse) const {
-        using T = typename detail::first_type<Ts...>::type;
+        using T = traits::pack_first_t<Ts...>;
         std::array<T, N> values{at<0>()};
         unpack_indices(
             [&](auto... i) { ((values[decltype(i)::value] = at<decltype(i)::value>()), ...); });
