@@ -33,6 +33,7 @@
 #include "staticpy/containers/slice.hpp"
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
+#include "staticpy/core/index.hpp"
 #include "staticpy/core/repr.hpp"
 #include "staticpy/core/traits.hpp"
 #include "staticpy/core/value.hpp"
@@ -156,25 +157,9 @@ struct runtime_index_on_mixed_list {
                   "type; use a compile-time index such as 1_c");
 };
 
-/// Python's index normalisation for l[i]: negative counts from the end; -1 when out of range.
-constexpr long long normalize_index(long long i, std::size_t n) {
-    const auto size = static_cast<long long>(n);
-    if (i < 0)
-        i += size;
-    return i < 0 || i >= size ? -1 : i;
-}
-
-/// Python's clamping of a position into [0, n]: list.insert's position, list.index's start and
-/// stop (negative counts from the end; beyond either end sticks to it).
-constexpr std::size_t clamp_position(long long i, std::size_t n) {
-    const auto size = static_cast<long long>(n);
-    if (i < 0)
-        i += size;
-    if (i < 0)
-        i = 0;
-    if (i > size)
-        i = size;
-    return static_cast<std::size_t>(i);
+/// core's clamp_position as an element position (list.insert, list.index's bounds).
+constexpr std::size_t list_position(long long i, std::size_t n) {
+    return static_cast<std::size_t>(clamp_position(i, static_cast<std::int64_t>(n)));
 }
 
 template <class Bound>
@@ -358,14 +343,14 @@ public:
     template <class Index>
     requires detail::is_index_constant_v<Index>
     [[gnu::always_inline]] constexpr const auto& operator[](const Index&) const& {
-        constexpr long long p = detail::normalize_index(Index::value, N);
+        constexpr long long p = detail::wrap_index(Index::value, N);
         static_assert(p >= 0, "staticpy: IndexError: list index out of range");
         return hana::at_c<static_cast<std::size_t>(p < 0 ? 0 : p)>(elements);
     }
     template <class Index>
     requires detail::is_index_constant_v<Index>
     [[gnu::always_inline]] constexpr auto& operator[](const Index&) & {
-        constexpr long long p = detail::normalize_index(Index::value, N);
+        constexpr long long p = detail::wrap_index(Index::value, N);
         static_assert(p >= 0, "staticpy: IndexError: list index out of range");
         return hana::at_c<static_cast<std::size_t>(p < 0 ? 0 : p)>(elements);
     }
@@ -389,14 +374,14 @@ public:
     template <class Index, class X>
     [[nodiscard]] constexpr auto insert(const Index& i, X x) const {
         if constexpr (detail::is_index_constant_v<Index>) {
-            constexpr std::size_t p = detail::clamp_position(Index::value, N);
+            constexpr std::size_t p = detail::list_position(Index::value, N);
             return splice<p, p>(list<X>(std::move(x)));
         } else if constexpr (std::is_integral_v<Index>) {
             if constexpr (!detail::all_same_v<Ts..., X>) {
                 (void)detail::runtime_index_on_mixed_list<X>{};
                 return *this;
             } else {
-                const std::size_t p = detail::clamp_position(static_cast<long long>(i), N);
+                const std::size_t p = detail::list_position(static_cast<long long>(i), N);
                 return select_runtime<N + 1>(p, [&](auto P) {
                     return splice<decltype(P)::value, decltype(P)::value>(list<X>(x));
                 });
@@ -455,7 +440,7 @@ public:
     [[nodiscard]] constexpr auto pop(const Index& i = {}) const {
         if constexpr (detail::is_index_constant_v<Index>) {
             static_assert(N > 0, "staticpy: IndexError: pop from empty list");
-            constexpr long long p = detail::normalize_index(Index::value, N);
+            constexpr long long p = detail::wrap_index(Index::value, N);
             static_assert(N == 0 || p >= 0, "staticpy: IndexError: pop index out of range");
             if constexpr (N == 0 || p < 0)
                 return std::tuple(*this, None);
@@ -472,7 +457,7 @@ public:
                 (void)detail::runtime_index_on_mixed_list<Index>{};
                 return std::tuple(*this, None);
             } else {
-                const long long p = detail::normalize_index(static_cast<long long>(i), N);
+                const long long p = detail::wrap_index(static_cast<long long>(i), N);
                 if (p < 0)
                     throw IndexError("pop index out of range");
                 return select_runtime<N>(static_cast<std::size_t>(p), [&](auto P) {
@@ -500,9 +485,9 @@ public:
             (std::is_same_v<Start, none_t> || detail::is_index_constant_v<Start>)&&(
                 std::is_same_v<Stop, none_t> || detail::is_index_constant_v<Stop>);
         if constexpr (static_bounds) {
-            constexpr std::size_t lo = detail::clamp_position(detail::bound_value(Start{}, 0), N);
+            constexpr std::size_t lo = detail::list_position(detail::bound_value(Start{}, 0), N);
             constexpr std::size_t hi =
-                detail::clamp_position(detail::bound_value(Stop{}, static_cast<long long>(N)), N);
+                detail::list_position(detail::bound_value(Stop{}, static_cast<long long>(N)), N);
             constexpr std::array<int, N + 1> status{
                 detail::eq_status<decltype(py_eq(std::declval<Ts>(), x))>..., 0};
             constexpr std::size_t first = first_match(status, lo, hi);
@@ -520,8 +505,8 @@ public:
             static_assert(std::is_same_v<Stop, none_t> || std::is_integral_v<Stop>,
                           "staticpy: TypeError: slice indices must be integers or None");
             return find_runtime(
-                x, detail::clamp_position(detail::bound_value(start, 0), N),
-                detail::clamp_position(detail::bound_value(stop, static_cast<long long>(N)), N));
+                x, detail::list_position(detail::bound_value(start, 0), N),
+                detail::list_position(detail::bound_value(stop, static_cast<long long>(N)), N));
         }
     }
 
@@ -595,11 +580,11 @@ public:
                 detail::positions<N + M> out;
                 if constexpr (simple) {
                     const std::size_t lo =
-                        detail::clamp_position(detail::bound_value(decltype(Index::start){}, 0), N);
+                        detail::list_position(detail::bound_value(decltype(Index::start){}, 0), N);
                     const std::size_t hi = std::max(
-                        lo, detail::clamp_position(detail::bound_value(decltype(Index::stop){},
-                                                                       static_cast<long long>(N)),
-                                                   N));
+                        lo, detail::list_position(detail::bound_value(decltype(Index::stop){},
+                                                                      static_cast<long long>(N)),
+                                                  N));
                     for (std::size_t k = 0; k < lo; ++k)
                         out.push(k);
                     for (std::size_t j = 0; j < M; ++j)
@@ -619,7 +604,7 @@ public:
             }();
             return concat(*this, values).template pick_positions<order>();
         } else if constexpr (detail::is_index_constant_v<Index>) {
-            constexpr long long p = detail::normalize_index(Index::value, N);
+            constexpr long long p = detail::wrap_index(Index::value, N);
             static_assert(p >= 0, "staticpy: IndexError: list assignment index out of range");
             if constexpr (p < 0)
                 return *this;
@@ -632,7 +617,7 @@ public:
                 return *this;
             } else {
                 // Checked here for Python's text: l[i] would say "list index out of range".
-                const long long p = detail::normalize_index(static_cast<long long>(i), N);
+                const long long p = detail::wrap_index(static_cast<long long>(i), N);
                 if (p < 0)
                     throw IndexError("list assignment index out of range");
                 list result = *this;
@@ -663,7 +648,7 @@ public:
             }();
             return pick_positions<kept>();
         } else if constexpr (detail::is_index_constant_v<Index>) {
-            constexpr long long p = detail::normalize_index(Index::value, N);
+            constexpr long long p = detail::wrap_index(Index::value, N);
             static_assert(p >= 0, "staticpy: IndexError: list assignment index out of range");
             if constexpr (p < 0)
                 return *this;
@@ -678,7 +663,7 @@ public:
                 (void)detail::runtime_index_on_mixed_list<Index>{};
                 return *this;
             } else {
-                const long long p = detail::normalize_index(static_cast<long long>(i), N);
+                const long long p = detail::wrap_index(static_cast<long long>(i), N);
                 if (p < 0)
                     throw IndexError("list assignment index out of range");
                 return select_runtime<N>(static_cast<std::size_t>(p),
@@ -1027,7 +1012,7 @@ private:
             constexpr auto selected = slice_positions<Index>();
             return self.template pick_positions<selected>();
         } else if constexpr (detail::is_index_constant_v<Index>) {
-            constexpr long long p = detail::normalize_index(Index::value, N);
+            constexpr long long p = detail::wrap_index(Index::value, N);
             static_assert(p >= 0, "staticpy: IndexError: list index out of range");
             if constexpr (p < 0)
                 return None;
@@ -1042,7 +1027,7 @@ private:
                 (void)detail::runtime_index_on_mixed_list<Index>{};
                 return None;
             } else {
-                const long long p = detail::normalize_index(static_cast<long long>(i), N);
+                const long long p = detail::wrap_index(static_cast<long long>(i), N);
                 if (p < 0)
                     throw IndexError("list index out of range");
                 auto* element = &hana::at_c<0>(self.elements);

@@ -1,16 +1,18 @@
 #pragma once
-// Python's slice(start, stop, step) with compile-time bounds, resolved exactly as CPython's
-// PySlice_AdjustIndices: negative bounds count from the end, out-of-range bounds are clamped,
-// negative steps walk backwards, None means "from the end that the step starts at".
+// Python's slice(start, stop, step) with compile-time bounds, resolved by core/index.hpp's
+// adjust_slice (CPython's PySlice_AdjustIndices), as a tensor's slices are.
 //   list(0_c, 1_c, 2_c, 3_c)[slice(None, None, -2_c)]   // [3, 1]
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <type_traits>
 #include <utility>
 
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
+#include "staticpy/core/index.hpp"
 #include "staticpy/core/value.hpp"
 
 namespace staticpy {
@@ -52,33 +54,21 @@ struct slice_positions {
 /// The positions a compile-time slice selects from a sequence of `size` elements.
 template <class Slice, std::size_t Size>
 constexpr auto resolve_slice() {
-    using Start = decltype(Slice::start);
-    using Stop = decltype(Slice::stop);
-    using Step = decltype(Slice::step);
-    const long long n = static_cast<long long>(Size);
-    long long step = 1;
-    if constexpr (!std::is_same_v<Step, none_t>)
-        step = static_cast<long long>(Step::value);
-    const long long lower = step < 0 ? -1 : 0;
-    const long long upper = step < 0 ? n - 1 : n;
-    auto clamp = [&](long long v) {
-        if (v < 0) {
-            v += n;
-            return v < lower ? lower : v;
-        }
-        return v > upper ? upper : v;
+    auto bound = [](auto b) -> std::optional<std::int64_t> {
+        if constexpr (std::is_same_v<decltype(b), none_t>)
+            return std::nullopt;
+        else
+            return static_cast<std::int64_t>(decltype(b)::value);
     };
-    long long start = step < 0 ? upper : lower;
-    long long stop = step < 0 ? lower : upper;
-    if constexpr (!std::is_same_v<Start, none_t>)
-        start = clamp(static_cast<long long>(Start::value));
-    if constexpr (!std::is_same_v<Stop, none_t>)
-        stop = clamp(static_cast<long long>(Stop::value));
+    const std::int64_t step = bound(decltype(Slice::step){}).value_or(1);
     slice_positions<Size> out;
     if (step == 0)
         return out; // reported by the caller
-    for (long long i = start; step > 0 ? i < stop : i > stop; i += step)
-        out.index[out.length++] = static_cast<std::size_t>(i);
+    const slice_indices r =
+        adjust_slice(static_cast<std::int64_t>(Size), bound(decltype(Slice::start){}),
+                     bound(decltype(Slice::stop){}), step);
+    for (std::int64_t k = 0; k < r.length; ++k)
+        out.index[out.length++] = static_cast<std::size_t>(r.start + k * step);
     return out;
 }
 

@@ -47,22 +47,12 @@ struct slice_range {
     std::int64_t start, length, step;
 };
 
-/// PyTorch's slice clamping: negative bounds count from the end, then clamp into [0, n].
+/// PyTorch's slice of n elements: Python's clamping (core/index.hpp), steps > 0 only (the
+/// callers reject the others with PyTorch's ValueError).
 constexpr slice_range resolve_tensor_slice(std::int64_t n, std::int64_t start, std::int64_t stop,
                                            std::int64_t step) {
-    if (start < 0)
-        start += n;
-    if (stop < 0)
-        stop += n;
-    if (start < 0)
-        start = 0;
-    else if (start >= n)
-        start = n;
-    if (stop < start)
-        stop = start;
-    else if (stop >= n)
-        stop = n;
-    return {start, step > 0 ? (stop - start + step - 1) / step : 0, step};
+    const slice_indices r = adjust_slice(n, start, stop, step);
+    return {r.start, r.length, step};
 }
 
 template <class A>
