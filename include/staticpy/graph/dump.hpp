@@ -49,7 +49,7 @@ struct kernel_plan {
         auto is_reduce = [](std::size_t s) {
             bool r = false;
             [&]<std::size_t... S>(std::index_sequence<S...>) {
-                ((S == s ? (r = requires { Prog::template node_at<S>::kind; }) : false), ...);
+                ((S == s ? (r = Prog::template node_at<S>::kind == node_kind::reduce) : false), ...);
             }
             (std::make_index_sequence<N>{});
             return r;
@@ -110,19 +110,19 @@ std::string attr_text(const A& a) {
 /// One node's right-hand side: "mul(%0, %1)", "reduce_sum(%2, dims=[1], keepdim=False)".
 template <class Prog, std::size_t S, class Node>
 std::string node_text(const Node& n) {
-    if constexpr (requires { Node::index; }) {
+    if constexpr (Node::kind == node_kind::input) {
         return tag("input ", Node::index);
-    } else if constexpr (requires { n.tensor; }) {
+    } else if constexpr (Node::kind == node_kind::captured) {
         return "captured";
-    } else if constexpr (requires { typename Node::constant_type; }) {
+    } else if constexpr (Node::kind == node_kind::constant) {
         return "constant " + repr(Node::value);
-    } else if constexpr (is_number_node_v<Node>) {
+    } else if constexpr (Node::kind == node_kind::scalar) {
         return "scalar " + repr(n.value);
-    } else if constexpr (requires { typename Node::functor; }) {
+    } else if constexpr (Node::kind == node_kind::elementwise) {
         return std::string(Node::functor::name) + "(" + operand_list<Prog, S>() + ")";
-    } else if constexpr (requires { Node::kind; }) {
-        std::string s = std::string(reduce_traits<Node::kind>::name) + "(" +
-                        operand_list<Prog, S>() + ", dims=";
+    } else if constexpr (Node::kind == node_kind::reduce) {
+        std::string s = std::string(Node::reduction::ir_name) + "(" + operand_list<Prog, S>() +
+                        ", dims=";
         if constexpr (std::is_same_v<typename Node::dim_type, all_dims>) {
             s += "all";
         } else {
@@ -139,9 +139,10 @@ std::string node_text(const Node& n) {
         }
         s += Node::keepdim ? ", keepdim=True)" : ")";
         return s;
-    } else if constexpr (requires { typename Node::shapes; }) {
+    } else if constexpr (Node::kind == node_kind::matmul) {
         return "matmul(" + operand_list<Prog, S>() + ")";
     } else {
+        static_assert(Node::kind == node_kind::opaque);
         std::string s = std::string(Node::op_type::name) + "(" + operand_list<Prog, S>();
         std::apply([&](const auto&... a) { ((s += ", " + attr_text(a)), ...); }, n.op.args);
         return s + ")";
@@ -162,7 +163,7 @@ std::string ir_text(const node_pointers_t<Prog>& nodes,
         (
             [&] {
                 using node = typename Prog::template node_at<S>;
-                if constexpr (requires { node::index; }) {
+                if constexpr (node::kind == node_kind::input) {
                     params += params.empty() ? "" : ", ";
                     params += tag("%", S) + ": " + shape_text(S);
                 } else {
@@ -288,10 +289,10 @@ namespace detail {
 template <class Prog, std::size_t S>
 std::string value_expression(const node_pointers_t<Prog>& nodes) {
     using node = typename Prog::template node_at<S>;
-    if constexpr (requires { typename node::constant_type; }) {
+    if constexpr (node::kind == node_kind::constant) {
         return "static_cast<" + std::string(fn::cpp_type_name<typename node::value_type>) + ">(" +
                repr(node::value) + ")";
-    } else if constexpr (is_number_node_v<node>) {
+    } else if constexpr (node::kind == node_kind::scalar) {
         (void)nodes;
         return tag("p", S); // a kernel parameter
     } else {
@@ -322,19 +323,9 @@ namespace detail {
 /// The accumulator type and combine statement of a reduce slot Q (a store: "out[o_out] = value;").
 template <class Prog, class Root, std::size_t Q>
 void reduction_text(std::string& acc_t, std::string& combine) {
-    constexpr auto kind = Prog::template node_at<Q>::kind;
-    using A = std::conditional_t<
-        kind == reduce_kind::amax || kind == reduce_kind::amin, Root,
-        std::conditional_t<std::is_floating_point_v<Root>, double, std::int64_t>>;
-    acc_t = fn::cpp_type_name<A>;
-    if constexpr (kind == reduce_kind::prod)
-        combine = "out[o_out] *= value;";
-    else if constexpr (kind == reduce_kind::amax)
-        combine = "out[o_out] = (value != value || value > out[o_out]) ? value : out[o_out];";
-    else if constexpr (kind == reduce_kind::amin)
-        combine = "out[o_out] = (value != value || value < out[o_out]) ? value : out[o_out];";
-    else
-        combine = "out[o_out] += value;";
+    using reduction = typename Prog::template node_at<Q>::reduction;
+    acc_t = fn::cpp_type_name<typename reduction::template accumulator<Root>>;
+    combine = reduction::cpp_combine;
 }
 
 /// Region slot S's parameter, offset, load and value lines.
@@ -354,7 +345,7 @@ void slot_source(const node_pointers_t<Prog>& nodes, std::string& params, std::s
             loads += "        std::int64_t " + o + " = 0;\n";
             body += "        const " + t + " " + v + " = " + in + "[" + o + "];\n";
         } else {
-            if constexpr (is_number_node_v<node> && !requires { typename node::constant_type; })
+            if constexpr (node::kind == node_kind::scalar)
                 params += ", " + t + tag(" p", S);
             body +=
                 "        const " + t + " " + v + " = " + value_expression<Prog, S>(nodes) + ";\n";
@@ -373,7 +364,7 @@ std::string kernel_source(std::size_t k, std::size_t reduction,
     std::string combine = "out[o_out] = value;";
     [&]<std::size_t... Q>(std::index_sequence<Q...>) {
         ((Q == reduction ? [&] {
-            if constexpr (requires { Prog::template node_at<Q>::kind; })
+            if constexpr (Prog::template node_at<Q>::kind == node_kind::reduce)
                 reduction_text<Prog, root_t, Q>(acc_t, combine);
         }()
                          : void()),

@@ -27,24 +27,23 @@ auto simplify(const N& n);
 
 namespace detail {
 
-template <class N>
-struct is_constant_node : std::false_type {};
-template <class C>
-struct is_constant_node<constant<C>> : std::true_type {};
-
 /// Whether node N is the compile-time constant V (0 or 1, of any number type).
 template <class N, int V>
 constexpr bool is_constant_value() {
-    if constexpr (is_constant_node<N>::value)
+    if constexpr (N::kind == node_kind::constant)
         return static_cast<double>(N::value) == V;
     else
         return false;
 }
 
+/// Whether node N applies functor F.
 template <class N, class F>
-struct is_ew_of : std::false_type {};
-template <class F, class... Cs>
-struct is_ew_of<ew<F, Cs...>, F> : std::true_type {};
+constexpr bool is_ew_of() {
+    if constexpr (N::kind == node_kind::elementwise)
+        return std::is_same_v<typename N::functor, F>;
+    else
+        return false;
+}
 
 /// x as a node of type Want: x itself when it is one, a cast otherwise. Shape types must agree.
 template <class Want, class X>
@@ -91,7 +90,7 @@ template <class F, class... Cs>
 auto simplify_ew(const ew<F, Cs...>& n) {
     using self = ew<F, Cs...>;
     constexpr bool all_numbers = (is_number_node_v<Cs> && ...);
-    constexpr bool all_constants = (is_constant_node<Cs>::value && ...);
+    constexpr bool all_constants = ((Cs::kind == node_kind::constant) && ...);
     constexpr bool foldable_at_compile_time =
         all_constants &&
         (std::is_same_v<F, fn::add> || std::is_same_v<F, fn::sub> || std::is_same_v<F, fn::mul> ||
@@ -152,12 +151,12 @@ auto simplify_ew(const ew<F, Cs...>& n) {
     } else if constexpr (sizeof...(Cs) == 1) {
         using X = std::tuple_element_t<0, std::tuple<Cs...>>;
         const X& x = std::get<0>(n.children);
-        if constexpr (std::is_same_v<F, fn::neg> && is_ew_of<X, fn::neg>::value) {
+        if constexpr (std::is_same_v<F, fn::neg> && is_ew_of<X, fn::neg>()) {
             return std::get<0>(x.children); // -(-y) == y, same type and shape
         } else if constexpr ((std::is_same_v<F, fn::relu> ||
-                              std::is_same_v<F, fn::abs>)&&is_ew_of<X, F>::value) {
+                              std::is_same_v<F, fn::abs>)&&is_ew_of<X, F>()) {
             return x; // idempotent
-        } else if constexpr (std::is_same_v<F, fn::abs> && is_ew_of<X, fn::neg>::value) {
+        } else if constexpr (std::is_same_v<F, fn::abs> && is_ew_of<X, fn::neg>()) {
             return ew<fn::abs, std::tuple_element_t<0, typename X::children_type>>{
                 {std::get<0>(x.children)}};
         } else if constexpr (F::kind == fn::op_kind::cast &&
@@ -177,9 +176,9 @@ auto simplify_ew(const ew<F, Cs...>& n) {
 /// rule applies, as a rewrite may enable another: -(-(x + 0_c)) -> x).
 template <class N>
 auto simplify(const N& n) {
-    if constexpr (std::tuple_size_v<typename N::children_type> == 0) {
+    if constexpr (is_leaf_kind(N::kind)) {
         return n;
-    } else if constexpr (requires { typename N::functor; }) {
+    } else if constexpr (N::kind == node_kind::elementwise) {
         auto children =
             std::apply([](const auto&... c) { return std::tuple{simplify(c)...}; }, n.children);
         using rebuilt_t = decltype(std::apply(

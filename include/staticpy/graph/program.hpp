@@ -297,7 +297,7 @@ constexpr std::size_t epilogue_of(const std::array<std::size_t, NumRoots>& roots
             (
                 [&] {
                     using m = typename Prog::template node_at<S>;
-                    if constexpr (requires { typename m::shapes; }) {
+                    if constexpr (m::kind == node_kind::matmul) {
                         if constexpr (m::shape_type::rank == 2 &&
                                       std::is_same_v<typename m::value_type,
                                                      typename root::value_type>)

@@ -30,6 +30,7 @@
 #include "staticpy/core/error.hpp"
 #include "staticpy/tensor/functors.hpp"
 #include "staticpy/tensor/ops_elementwise.hpp"
+#include "staticpy/tensor/reductions.hpp"
 #include "staticpy/tensor/tensor.hpp"
 
 namespace staticpy {
@@ -258,67 +259,25 @@ Tensor<Out, OutShape> reduce_into(const Tensor<T, S>& x, const std::array<bool, 
     return out;
 }
 
-/// The index of the first reduced dim of size 0 (for PyTorch's max()/argmax() messages).
-template <std::size_t R>
-std::int64_t first_empty_dim(const std::array<std::int64_t, R>& sizes,
-                             const std::array<bool, R>& mask) {
-    for (std::size_t d = 0; d < R; ++d)
-        if (mask[d] && sizes[d] == 0)
-            return static_cast<std::int64_t>(d);
-    return -1;
-}
-
 // ---- the reducers: one body each, used for full and per-dim reductions ----------------------
 
-template <class T>
-using sum_acc_t = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
-template <class T>
-using sum_result_t = std::conditional_t<std::is_floating_point_v<T>, T, std::int64_t>;
-
-struct sum_body {
+/// The loop of a described reduction (reductions.hpp: reduction::sum, ...) over the inputs of one
+/// output element.
+template <class Reduction>
+struct described_body {
     template <class T>
-    using result = sum_result_t<T>;
-    template <class T>
-    static void check() {}
-    template <class T>
-    result<T> operator()(const T* base, const std::vector<std::int64_t>& inner) const {
-        sum_acc_t<T> acc = 0;
-        for (std::int64_t o : inner)
-            acc = fn::add::apply(acc, static_cast<sum_acc_t<T>>(base[o]));
-        return static_cast<result<T>>(acc);
-    }
-};
-struct prod_body {
-    template <class T>
-    using result = sum_result_t<T>;
-    template <class T>
-    static void check() {}
-    template <class T>
-    result<T> operator()(const T* base, const std::vector<std::int64_t>& inner) const {
-        sum_acc_t<T> acc = 1;
-        for (std::int64_t o : inner)
-            acc = fn::mul::apply(acc, static_cast<sum_acc_t<T>>(base[o]));
-        return static_cast<result<T>>(acc);
-    }
-};
-struct mean_body {
-    template <class T>
-    using result = T;
+    using result = typename Reduction::template result<T>;
     template <class T>
     static void check() {
-        static_assert(
-            std::is_floating_point_v<T>,
-            "staticpy: RuntimeError: mean(): could not infer output dtype. Input dtype must "
-            "be either a floating point or complex dtype");
+        Reduction::template check_dtype<T>();
     }
     template <class T>
-    T operator()(const T* base, const std::vector<std::int64_t>& inner) const {
-        if (inner.empty())
-            return std::numeric_limits<T>::quiet_NaN();
-        double acc = 0;
+    result<T> operator()(const T* base, const std::vector<std::int64_t>& inner) const {
+        using A = typename Reduction::template accumulator<T>;
+        A acc = Reduction::template identity<A>();
         for (std::int64_t o : inner)
-            acc += static_cast<double>(base[o]);
-        return static_cast<T>(acc / static_cast<double>(inner.size()));
+            acc = Reduction::combine(acc, static_cast<A>(base[o]));
+        return Reduction::template finish<result<T>>(acc, static_cast<std::int64_t>(inner.size()));
     }
 };
 struct var_body {
@@ -350,28 +309,6 @@ struct var_body {
             return m2 == 0 || m2 != m2 ? std::numeric_limits<T>::quiet_NaN()
                                        : std::numeric_limits<T>::infinity();
         return static_cast<T>(m2 / dof);
-    }
-};
-/// max/min: NaN propagates (the first NaN wins).
-template <class Cmp>
-struct extremum_body {
-    template <class T>
-    using result = T;
-    template <class T>
-    static void check() {}
-    template <class T>
-    T operator()(const T* base, const std::vector<std::int64_t>& inner) const {
-        T best = base[inner.front()];
-        for (std::int64_t o : inner) {
-            const T v = base[o];
-            if constexpr (std::is_floating_point_v<T>) {
-                if (v != v)
-                    return v;
-            }
-            if (Cmp::apply(v, best))
-                best = v;
-        }
-        return best;
     }
 };
 /// argmax/argmin: the first index of the extremum; a NaN counts as the extremum.
@@ -423,21 +360,6 @@ auto reduce_dim_impl(const Tensor<T, S>& x, const Dim& dim, const Body& body = {
         x, plan::mask(dim), Keep, body);
 }
 
-template <class T, class S, class Mask>
-void check_nonempty(const char* name, const Tensor<T, S>& x, const Mask& mask, bool full) {
-    if (x.numel() != 0)
-        return;
-    if (full)
-        throw RuntimeError(
-            std::string(name) +
-            "(): Expected reduction dim to be specified for input.numel() == 0. Specify "
-            "the reduction dim with the 'dim' argument.");
-    const std::int64_t d = first_empty_dim(x.sizes(), mask);
-    if (d >= 0)
-        throw IndexError(std::string(name) + "(): Expected reduction dim " + std::to_string(d) +
-                         " to have non-zero size.");
-}
-
 } // namespace detail
 
 /// torch.return_types.max / min: the values and their indices (int64) along a dim.
@@ -462,12 +384,12 @@ struct values_indices {
 
 /// torch.sum(x) / x.sum(dim, keepdim): int and bool tensors sum to int64.
 ///   sum(x, 1_c, True)
-STATICPY_REDUCTION(sum, detail::sum_body)
+STATICPY_REDUCTION(sum, detail::described_body<reduction::sum>)
 /// torch.prod: int and bool tensors multiply to int64.
-STATICPY_REDUCTION(prod, detail::prod_body)
+STATICPY_REDUCTION(prod, detail::described_body<reduction::prod>)
 /// torch.mean: floating tensors only (a compile error otherwise, as PyTorch's error); an empty
 /// reduction is NaN.
-STATICPY_REDUCTION(mean, detail::mean_body)
+STATICPY_REDUCTION(mean, detail::described_body<reduction::mean>)
 #undef STATICPY_REDUCTION
 
 /// torch.var with PyTorch's default correction=1 (unbiased); one element gives NaN.
@@ -489,13 +411,13 @@ auto var(const Tensor<T, S>& x, const Dim& dim, Keep = {}, double correction = 1
 /// torch.max(a, b) with two tensors: torch.maximum.
 template <class T, class S>
 auto max(const Tensor<T, S>& x) {
-    detail::check_nonempty("max", x, std::array<bool, S::rank>{}, true);
-    return detail::reduce_all<detail::extremum_body<fn::gt>>(x);
+    reduction::amax::check_input(x.sizes(), std::array<bool, S::rank>{}, true);
+    return detail::reduce_all<detail::described_body<reduction::amax>>(x);
 }
 template <class T, class S>
 auto min(const Tensor<T, S>& x) {
-    detail::check_nonempty("min", x, std::array<bool, S::rank>{}, true);
-    return detail::reduce_all<detail::extremum_body<fn::lt>>(x);
+    reduction::amin::check_input(x.sizes(), std::array<bool, S::rank>{}, true);
+    return detail::reduce_all<detail::described_body<reduction::amin>>(x);
 }
 
 /// torch.max(a, b) / torch.min(a, b) with two tensors: torch.maximum / torch.minimum. The
@@ -519,13 +441,14 @@ auto min(const Tensor<T, S>& a, const Tensor<T, S>& b) {
 }
 
 namespace detail {
-template <class Cmp, bool Keep, class T, class S, class Dim>
-auto extremum_with_indices(const char* name, const Tensor<T, S>& x, const Dim& dim) {
+/// torch.max(x, dim) / torch.min(x, dim), named by the reduction's whole_name in errors.
+template <class Reduction, class Cmp, bool Keep, class T, class S, class Dim>
+auto extremum_with_indices(const Tensor<T, S>& x, const Dim& dim) {
     using plan = reduction_plan<S, std::remove_cvref_t<Dim>, Keep>;
     static_assert(dim_spec<std::remove_cvref_t<Dim>>::count == 1,
                   "staticpy: TypeError: max()/min() with indices take one dim");
-    check_nonempty(name, x, plan::mask(dim), false);
-    auto values = reduce_dim_impl<extremum_body<Cmp>, Keep>(x, dim);
+    check_nonempty(Reduction::whole_name, x.sizes(), plan::mask(dim), false);
+    auto values = reduce_dim_impl<described_body<Reduction>, Keep>(x, dim);
     auto indices = reduce_dim_impl<arg_extremum_body<Cmp>, Keep>(x, dim);
     return values_indices<decltype(values), decltype(indices)>{std::move(values),
                                                                std::move(indices)};
@@ -534,11 +457,13 @@ auto extremum_with_indices(const char* name, const Tensor<T, S>& x, const Dim& d
 
 template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>
 requires(!is_tensor_v<Dim>) auto max(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {
-    return detail::extremum_with_indices<fn::gt, detail::keepdim_value<Keep>()>("max", x, dim);
+    return detail::extremum_with_indices<reduction::amax, fn::gt, detail::keepdim_value<Keep>()>(
+        x, dim);
 }
 template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>
 requires(!is_tensor_v<Dim>) auto min(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {
-    return detail::extremum_with_indices<fn::lt, detail::keepdim_value<Keep>()>("min", x, dim);
+    return detail::extremum_with_indices<reduction::amin, fn::lt, detail::keepdim_value<Keep>()>(
+        x, dim);
 }
 
 namespace detail {
@@ -548,7 +473,7 @@ template <class Body, class Keep, class T, class S, class Dim>
 auto reduce_nonempty(const char* name, const Tensor<T, S>& x, const Dim& dim) {
     constexpr bool keep = keepdim_value<Keep>();
     using plan = reduction_plan<S, std::remove_cvref_t<Dim>, keep>;
-    check_nonempty(name, x, plan::mask(dim), false);
+    check_nonempty(name, x.sizes(), plan::mask(dim), false);
     return reduce_dim_impl<Body, keep>(x, dim);
 }
 } // namespace detail
@@ -556,18 +481,20 @@ auto reduce_nonempty(const char* name, const Tensor<T, S>& x, const Dim& dim) {
 /// torch.amax / amin: the values only, over any dims.
 template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>
 auto amax(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {
-    return detail::reduce_nonempty<detail::extremum_body<fn::gt>, Keep>("amax", x, dim);
+    return detail::reduce_nonempty<detail::described_body<reduction::amax>, Keep>(
+        reduction::amax::name, x, dim);
 }
 template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>
 auto amin(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {
-    return detail::reduce_nonempty<detail::extremum_body<fn::lt>, Keep>("amin", x, dim);
+    return detail::reduce_nonempty<detail::described_body<reduction::amin>, Keep>(
+        reduction::amin::name, x, dim);
 }
 
 /// torch.argmax(x): the index of the first largest element of the flattened tensor (int64,
 /// zero-dim); argmax(x, dim, keepdim) along dim. A NaN counts as the largest.
 template <class T, class S>
 auto argmax(const Tensor<T, S>& x) {
-    detail::check_nonempty("argmax", x, std::array<bool, S::rank>{}, true);
+    detail::check_nonempty("argmax", x.sizes(), std::array<bool, S::rank>{}, true);
     return detail::reduce_all<detail::arg_extremum_body<fn::gt>>(x);
 }
 template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>
@@ -577,7 +504,7 @@ auto argmax(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {
 }
 template <class T, class S>
 auto argmin(const Tensor<T, S>& x) {
-    detail::check_nonempty("argmin", x, std::array<bool, S::rank>{}, true);
+    detail::check_nonempty("argmin", x.sizes(), std::array<bool, S::rank>{}, true);
     return detail::reduce_all<detail::arg_extremum_body<fn::lt>>(x);
 }
 template <class T, class S, detail::reduce_dim Dim, class Keep = std::false_type>

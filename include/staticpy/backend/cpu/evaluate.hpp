@@ -13,7 +13,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -38,7 +37,7 @@ namespace detail {
 template <class Prog, std::size_t S>
 static auto slot_result_type() {
     using node = typename Prog::template node_at<S>;
-    if constexpr (node::materialized && !requires { node::index; })
+    if constexpr (node::materialized && node::kind != graph::node_kind::input)
         return Tensor<typename node::value_type, typename node::shape_type>{};
     else
         return char{}; // elementwise nodes live in registers; inputs are the arguments
@@ -65,24 +64,10 @@ std::array<std::int64_t, R> broadcast_strides(const std::array<std::int64_t, r>&
     return s;
 }
 
-/// The accumulator type of a reduction of T.
-template <graph::reduce_kind K, class T>
-using accumulator_t =
-    std::conditional_t<K == graph::reduce_kind::amax || K == graph::reduce_kind::amin, T,
-                       std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>>;
-
+/// The identity of reduction K's accumulator A (from its description, tensor/reductions.hpp).
 template <graph::reduce_kind K, class A>
 constexpr A reduce_identity() {
-    if constexpr (K == graph::reduce_kind::prod)
-        return A(1);
-    else if constexpr (K == graph::reduce_kind::amax)
-        return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
-                                                    : std::numeric_limits<A>::lowest();
-    else if constexpr (K == graph::reduce_kind::amin)
-        return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
-                                                    : std::numeric_limits<A>::max();
-    else
-        return A(0);
+    return reduction_of_t<K>::template identity<A>();
 }
 
 template <graph::reduce_kind K, class A>
@@ -265,7 +250,7 @@ public:
     template <std::size_t S>
     const auto& tensor() const {
         using node_t = typename Prog::template node_at<S>;
-        if constexpr (requires { node_t::index; })
+        if constexpr (node_t::kind == graph::node_kind::input)
             return std::get<node_t::index>(args_);
         else
             return std::get<S>(results_);
@@ -307,16 +292,17 @@ private:
         if constexpr (node_t::materialized) {
             auto& out = std::get<S>(results_);
             constexpr auto ops = Prog::template instr_at<S>::operands;
-            if constexpr (requires { node_t::index; }) {
+            if constexpr (node_t::kind == graph::node_kind::input) {
                 // read in place through tensor<S>()
-            } else if constexpr (requires { node_t{}.tensor; }) {
+            } else if constexpr (node_t::kind == graph::node_kind::captured) {
                 out = node<S>().tensor;
-            } else if constexpr (requires { node_t::kind; }) {
+            } else if constexpr (node_t::kind == graph::node_kind::reduce) {
                 out = reduce<S, ops[0]>();
-            } else if constexpr (requires { typename node_t::shapes; }) {
+            } else if constexpr (node_t::kind == graph::node_kind::matmul) {
                 if constexpr (!deferred[S])
                     materialize_matmul<S>();
             } else {
+                static_assert(node_t::kind == graph::node_kind::opaque);
                 out = opaque<S>(operand_tensor<ops[0]>());
             }
         }
@@ -477,8 +463,9 @@ private:
         using node_t = typename Prog::template node_at<S>;
         using operand_node = typename Prog::template node_at<Operand>;
         using T = typename operand_node::value_type;
-        constexpr graph::reduce_kind K = node_t::kind;
-        using A = detail::accumulator_t<K, T>;
+        using Reduction = typename node_t::reduction;
+        constexpr graph::reduce_kind K = node_t::reduce_op;
+        using A = typename Reduction::template accumulator<T>;
         using out_t = Tensor<typename node_t::value_type, typename node_t::shape_type>;
         constexpr std::size_t R = operand_node::shape_type::rank;
 
@@ -489,22 +476,8 @@ private:
         for (std::size_t d = 0; d < R; ++d)
             if (mask[d])
                 count *= in_sizes[d];
-        if constexpr (K == graph::reduce_kind::amax || K == graph::reduce_kind::amin) {
-            const bool full = std::is_same_v<typename node_t::dim_type, graph::all_dims>;
-            const char* name =
-                K == graph::reduce_kind::amax ? (full ? "max" : "amax") : (full ? "min" : "amin");
-            if (in_shape.numel() == 0) {
-                if (full)
-                    throw RuntimeError(
-                        std::string(name) +
-                        "(): Expected reduction dim to be specified for input.numel() == 0. "
-                        "Specify the reduction dim with the 'dim' argument.");
-                for (std::size_t d = 0; d < R; ++d)
-                    if (mask[d] && in_sizes[d] == 0)
-                        throw IndexError(std::string(name) + "(): Expected reduction dim " +
-                                         std::to_string(d) + " to have non-zero size.");
-            }
-        }
+        Reduction::check_input(in_sizes, mask,
+                               std::is_same_v<typename node_t::dim_type, graph::all_dims>);
 
         // The accumulators, laid out as the keepdim output: contiguous over kept dims.
         std::array<std::int64_t, R> kept_sizes{};
@@ -569,13 +542,8 @@ private:
         out_t out{out_shape_t(out_sizes)};
         using V = typename node_t::value_type;
         V* q = out.data();
-        for (std::int64_t i = 0; i < out_numel; ++i) {
-            const A a = acc[i];
-            if constexpr (K == graph::reduce_kind::mean)
-                q[i] = static_cast<V>(static_cast<double>(a) / static_cast<double>(count));
-            else
-                q[i] = static_cast<V>(a);
-        }
+        for (std::int64_t i = 0; i < out_numel; ++i)
+            q[i] = Reduction::template finish<V>(acc[i], count);
         return out;
     }
 

@@ -1,0 +1,245 @@
+#pragma once
+// Tracing a call: the function runs once on symbolic arguments (Tracers for tensors and floats,
+// walked through std::tuples, staticpy lists and dicts; ints, bools and strings stay values), and
+// its traced result gives the output nodes, simplified (passes.hpp) and numbered into programs
+// (program.hpp). graph::trace holds all of that for one call; jit.hpp evaluates it.
+//
+//   graph::trace<F, Args...> t(f, args...);   // t.outputs, t.inputs, T::prog, T::exact_prog
+//   t.with_program<R>([&](auto numbered, const auto& nodes) { ... });
+
+#include <array>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticpy/containers/dict.hpp"
+#include "staticpy/containers/list.hpp"
+#include "staticpy/core/traits.hpp"
+#include "staticpy/graph/passes.hpp"
+#include "staticpy/graph/program.hpp"
+#include "staticpy/graph/tracer.hpp"
+#include "staticpy/tensor/tensor.hpp"
+
+namespace staticpy::graph {
+
+// ---- arguments: tensors become inputs, floats scalars, containers are walked --------------------
+
+/// How many leaves (values for which Leaf<X>::value holds) X holds, through std::tuples,
+/// staticpy lists and dict values. Arguments count their tensors; results their Tracers.
+template <template <class> class Leaf, class X>
+struct leaf_count : std::integral_constant<std::size_t, Leaf<X>::value ? 1 : 0> {};
+template <template <class> class Leaf, class... Ts>
+struct leaf_count<Leaf, std::tuple<Ts...>>
+    : std::integral_constant<std::size_t, (leaf_count<Leaf, Ts>::value + ... + 0)> {};
+template <template <class> class Leaf, class... Ts>
+struct leaf_count<Leaf, list<Ts...>>
+    : std::integral_constant<std::size_t, (leaf_count<Leaf, Ts>::value + ... + 0)> {};
+template <template <class> class Leaf, class... K, class... V>
+struct leaf_count<Leaf, dict_t<pair<K, V>...>>
+    : std::integral_constant<std::size_t, (leaf_count<Leaf, V>::value + ... + 0)> {};
+
+template <class X>
+struct is_tensor_leaf : std::bool_constant<is_tensor_v<X>> {};
+template <class X>
+struct is_tracer_leaf : std::bool_constant<is_tracer_v<X>> {};
+
+template <class X>
+inline constexpr std::size_t tensor_leaves_v =
+    leaf_count<is_tensor_leaf, std::remove_cvref_t<X>>::value;
+
+/// The index of each element's first leaf: an exclusive prefix sum of their leaf counts.
+template <template <class> class Leaf, class... Ts>
+constexpr std::array<std::size_t, sizeof...(Ts) + 1> leaf_offsets() {
+    std::array<std::size_t, sizeof...(Ts) + 1> a{};
+    std::size_t n = 0, i = 0;
+    ((a[i++] = n, n += leaf_count<Leaf, std::remove_cvref_t<Ts>>::value), ...);
+    a[i] = n;
+    return a;
+}
+
+/// The traced stand-in for argument x whose first tensor is input I.
+template <std::size_t I, class X>
+auto symbolic(const X& x) {
+    using U = std::remove_cvref_t<X>;
+    if constexpr (is_tensor_v<U>) {
+        return Tracer<input<I, typename U::value_type, typename U::shape_type>>{};
+    } else if constexpr (std::is_floating_point_v<U>) {
+        return Tracer<scalar<U>>{{x, {}}};
+    } else if constexpr (traits::is_std_tuple_v<U>) {
+        return [&]<class... Ts>(const std::tuple<Ts...>& t) {
+            constexpr auto off = leaf_offsets<is_tensor_leaf, Ts...>();
+            return [&]<std::size_t... K>(std::index_sequence<K...>) {
+                return std::tuple{symbolic<I + off[K]>(std::get<K>(t))...};
+            }
+            (std::index_sequence_for<Ts...>{});
+        }(x);
+    } else if constexpr (is_list_v<U>) {
+        return hana::unpack(x.elements, [&](const auto&... e) {
+            constexpr auto off = leaf_offsets<is_tensor_leaf, decltype(e)...>();
+            return [&]<std::size_t... K>(std::index_sequence<K...>) {
+                return staticpy::list{symbolic<I + off[K]>(e)...};
+            }
+            (std::make_index_sequence<sizeof...(e)>{});
+        });
+    } else if constexpr (is_dict_v<U>) {
+        return hana::unpack(x.entries, [&](const auto&... p) {
+            constexpr auto off = leaf_offsets<is_tensor_leaf, decltype(p.value)...>();
+            return [&]<std::size_t... K>(std::index_sequence<K...>) {
+                auto items = hana::make_tuple(pair(p.key, symbolic<I + off[K]>(p.value))...);
+                return dict_t<
+                    std::remove_cvref_t<decltype(pair(p.key, symbolic<I + off[K]>(p.value)))>...>(
+                    items);
+            }
+            (std::make_index_sequence<sizeof...(p)>{});
+        });
+    } else {
+        return x; // ints, bools, strings, dims: constants of the trace
+    }
+}
+
+/// The tensors of an argument, in the order symbolic() numbered them (references: the trace
+/// lives for one call, inside the arguments' lifetime).
+template <class X>
+auto tensors_of(const X& x) {
+    using U = std::remove_cvref_t<X>;
+    if constexpr (is_tensor_v<U>)
+        return std::tuple<const U&>{x};
+    else if constexpr (tensor_leaves_v<U> == 0)
+        return std::tuple<>{};
+    else if constexpr (is_list_v<U>)
+        return hana::unpack(x.elements,
+                            [](const auto&... e) { return std::tuple_cat(tensors_of(e)...); });
+    else if constexpr (is_dict_v<U>)
+        return hana::unpack(
+            x.entries, [](const auto&... p) { return std::tuple_cat(tensors_of(p.value)...); });
+    else
+        return std::apply([](const auto&... e) { return std::tuple_cat(tensors_of(e)...); }, x);
+}
+
+// ---- results: Tracers become outputs ------------------------------------------------------------
+
+/// The output nodes of a traced result, in order (Tracers in tuples, lists and dicts).
+template <class X>
+auto roots_of(const X& x) {
+    using U = std::remove_cvref_t<X>;
+    if constexpr (is_tracer_v<U>)
+        return std::tuple{x.node};
+    else if constexpr (is_list_v<U>)
+        return hana::unpack(x.elements,
+                            [](const auto&... e) { return std::tuple_cat(roots_of(e)...); });
+    else if constexpr (is_dict_v<U>)
+        return hana::unpack(x.entries,
+                            [](const auto&... p) { return std::tuple_cat(roots_of(p.value)...); });
+    else if constexpr (traits::is_std_tuple_v<U>)
+        return std::apply([](const auto&... e) { return std::tuple_cat(roots_of(e)...); }, x);
+    else
+        return std::tuple<>{};
+}
+
+/// The traced result with output K in place of its K-th Tracer.
+template <std::size_t K, class X, class Outputs>
+auto rebuild(const X& x, Outputs& outs) {
+    using U = std::remove_cvref_t<X>;
+    if constexpr (is_tracer_v<U>) {
+        return std::move(std::get<K>(outs));
+    } else if constexpr (is_list_v<U>) {
+        return hana::unpack(x.elements, [&](const auto&... e) {
+            constexpr auto start = leaf_offsets<is_tracer_leaf, decltype(e)...>();
+            return [&]<std::size_t... J>(std::index_sequence<J...>) {
+                return staticpy::list{rebuild<K + start[J]>(e, outs)...};
+            }
+            (std::make_index_sequence<sizeof...(e)>{});
+        });
+    } else if constexpr (is_dict_v<U>) {
+        return hana::unpack(x.entries, [&](const auto&... p) {
+            constexpr auto start = leaf_offsets<is_tracer_leaf, decltype(p.value)...>();
+            return [&]<std::size_t... J>(std::index_sequence<J...>) {
+                auto items = hana::make_tuple(pair(p.key, rebuild<K + start[J]>(p.value, outs))...);
+                return dict_t<std::remove_cvref_t<decltype(pair(
+                    p.key, rebuild<K + start[J]>(p.value, outs)))>...>(items);
+            }
+            (std::make_index_sequence<sizeof...(p)>{});
+        });
+    } else if constexpr (traits::is_std_tuple_v<U>) {
+        return [&]<class... Ts>(const std::tuple<Ts...>& t) {
+            constexpr auto start = leaf_offsets<is_tracer_leaf, Ts...>();
+            return [&]<std::size_t... J>(std::index_sequence<J...>) {
+                return std::tuple{rebuild<K + start[J]>(std::get<J>(t), outs)...};
+            }
+            (std::index_sequence_for<Ts...>{});
+        }(x);
+    } else {
+        return x;
+    }
+}
+
+template <bool Speculative, class Tuple>
+struct program_of_tuple;
+template <bool Speculative, class... R>
+struct program_of_tuple<Speculative, std::tuple<R...>> {
+    using type = program_of<Speculative, R...>;
+};
+
+/// A traced call: the symbolic arguments, the traced result, its simplified output nodes, the
+/// program they number to, and the node pointers for the evaluator. What dump() prints and what
+/// a jit call evaluates.
+template <class F, class... Args>
+struct trace {
+    static constexpr auto offsets = leaf_offsets<is_tensor_leaf, Args...>();
+    template <std::size_t... K>
+    static auto symbolic_args_of(std::index_sequence<K...>, const Args&... args) {
+        return std::tuple{symbolic<offsets[K]>(args)...};
+    }
+    using symbolic_args = decltype(symbolic_args_of(std::index_sequence_for<Args...>{},
+                                                    std::declval<const Args&>()...));
+    using result_type =
+        decltype(std::apply(std::declval<const F&>(), std::declval<symbolic_args>()));
+    using roots_type = decltype(roots_of(std::declval<const result_type&>()));
+    // No lambda in these unevaluated operands: g++ 12 then drops return statements that name
+    // the types (a lambda's closure type is a new type each time it is met).
+    template <class... R>
+    static auto simplify_all(const std::tuple<R...>& roots) {
+        return std::apply([](const auto&... r) { return std::tuple{simplify(r)...}; }, roots);
+    }
+    using simplified_type = decltype(simplify_all(std::declval<roots_type>()));
+    using spec_numbered = typename program_of_tuple<true, simplified_type>::type;
+    using exact_numbered = typename program_of_tuple<false, simplified_type>::type;
+    /// The program when every merged run-time attribute is equal (the usual case: the same
+    /// scalar or dim written in several places), and the exact one otherwise.
+    using prog = typename spec_numbered::prog;
+    using exact_prog = typename exact_numbered::prog;
+
+    result_type result;
+    simplified_type outputs;
+    decltype(std::tuple_cat(tensors_of(std::declval<const Args&>())...)) inputs;
+
+    trace(const F& f, const Args&... args)
+        : result(std::apply(f, symbolic_args_of(std::index_sequence_for<Args...>{}, args...))),
+          outputs(simplify_all(roots_of(result))),
+          inputs(std::tuple_cat(tensors_of(args)...)) {}
+    trace(const trace&) = delete;
+
+    template <class P, bool Speculative>
+    node_pointers_t<P> collect(bool& equal) const {
+        return std::apply(
+            [&](const auto&... r) { return collect_nodes<P, Speculative>(equal, r...); }, outputs);
+    }
+
+    /// Calls run(tag, node pointers) with the program this call's values allow: the speculative
+    /// one when the payloads it merged are equal, else the exact one. tag is a
+    /// std::type_identity of a program_of (its ::prog, and its output slots ::roots).
+    /// R is run's return type (spelt out: g++ 12 cannot deduce it here).
+    template <class R, class Run>
+    R with_program(Run&& run) const {
+        // When both programs are one type, the second call instantiates nothing new.
+        bool equal = true;
+        const auto spec = collect<prog, true>(equal);
+        if (equal)
+            return run(std::type_identity<spec_numbered>{}, spec);
+        const auto exact = collect<exact_prog, false>(equal);
+        return run(std::type_identity<exact_numbered>{}, exact);
+    }
+};
+
+} // namespace staticpy::graph
