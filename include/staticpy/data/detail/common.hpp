@@ -3,6 +3,7 @@
 // optional arguments that PyTorch spells None, and the uniform permutation behind every shuffle.
 
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include <ranges>
 #include <set>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -64,6 +66,21 @@ private:
                        std::shared_ptr<element_type>>
         ptr_{};
 };
+
+/// The type of a member kept as held<D> keeps it.
+template <class D>
+using member_t = typename held<D>::element_type;
+
+/// The tuple of holders of a composite, each built from the matching element of t.
+template <class Members, class Tuple, std::size_t... I>
+Members make_members(Tuple&& t, std::index_sequence<I...>) {
+    return Members(std::tuple_element_t<I, Members>(std::get<I>(std::move(t)))...);
+}
+template <class Members, class Tuple>
+Members make_members(Tuple&& t) {
+    return make_members<Members>(std::move(t),
+                                 std::make_index_sequence<std::tuple_size_v<Members>>{});
+}
 
 /// An optional integer, as PyTorch's `num_samples=None`: an integer (bool excluded, as PyTorch
 /// rejects it), staticpy::None or std::nullopt.
