@@ -155,9 +155,6 @@ public:
     [[nodiscard]] std::default_sentinel_t end() const noexcept { return {}; }
 
 private:
-    using held_dataset = detail::held<D>;
-
-private:
     // One epoch: what PyTorch's _SingleProcessDataLoaderIter / _MultiProcessingDataLoaderIter
     // hold; used by the consuming thread only.
     class epoch {
