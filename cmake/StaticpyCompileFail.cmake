@@ -10,6 +10,10 @@
 #                                  [LABEL <label>])
 #       One such test.
 #
+#   staticpy_add_compiles_test(<test-name> SOURCE <file> TARGET <target> LABEL <label>)
+#       The opposite: <file> must compile (-fsyntax-only, warnings as errors), e.g. a header
+#       alone (cmake/check_compiles.cmake).
+#
 # Case file format (see tests/compile_fail/README.md):
 #   line 1:  // expect: <text the first error line must contain>
 #   the offending code inside  #if STATICPY_EXPECT_FAIL ... #endif
@@ -23,6 +27,7 @@
 include_guard(GLOBAL)
 
 set(_STATICPY_COMPILE_FAIL_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/check_compile_fail.cmake")
+set(_STATICPY_COMPILES_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/check_compiles.cmake")
 
 # Writes (at generate time) <binary dir>/compile_fail/<target>_flags.cmake describing how
 # to compile against <target>, and returns its path.
@@ -69,6 +74,19 @@ function(staticpy_add_compile_fail_test test_name)
                 "-DCF_SOURCE=${_src}"
                 "-DCF_FLAGS_FILE=${_flags_file}"
                 -P "${_STATICPY_COMPILE_FAIL_SCRIPT}")
+    set_tests_properties("${test_name}" PROPERTIES LABELS "${arg_LABEL}" TIMEOUT 600)
+endfunction()
+
+function(staticpy_add_compiles_test test_name)
+    cmake_parse_arguments(PARSE_ARGV 1 arg "" "SOURCE;TARGET;LABEL" "")
+    if(NOT arg_SOURCE OR NOT arg_TARGET OR NOT arg_LABEL)
+        message(FATAL_ERROR "staticpy_add_compiles_test(${test_name}): SOURCE, TARGET and LABEL are required")
+    endif()
+    get_filename_component(_src "${arg_SOURCE}" ABSOLUTE)
+    _staticpy_compile_fail_flags_file(${arg_TARGET} _flags_file)
+    add_test(NAME "${test_name}"
+        COMMAND "${CMAKE_COMMAND}" "-DCF_SOURCE=${_src}" "-DCF_FLAGS_FILE=${_flags_file}"
+                -P "${_STATICPY_COMPILES_SCRIPT}")
     set_tests_properties("${test_name}" PROPERTIES LABELS "${arg_LABEL}" TIMEOUT 600)
 endfunction()
 

@@ -36,38 +36,8 @@ if(NOT _text MATCHES "STATICPY_EXPECT_FAIL")
                         "the offending code must be inside one")
 endif()
 
-# --- the command ---------------------------------------------------------------------------
-set(_cmd "${CF_COMPILER}" ${CF_CXX_FLAGS}
-    -x c++ -std=c++20 -fsyntax-only
-    -Wall -Wextra -Wpedantic -Werror
-    -fdiagnostics-color=never -fmessage-length=0)
-
-foreach(_dir IN LISTS CF_INCLUDE_DIRS)
-    if(_dir STREQUAL "")
-        continue()
-    endif()
-    list(FIND CF_IMPLICIT_INCLUDE_DIRS "${_dir}" _implicit)
-    if(NOT _implicit EQUAL -1)
-        continue()  # -I/usr/include would reorder the compiler's own include_next chain
-    endif()
-    string(FIND "${_dir}" "${CF_PROJECT_SOURCE_DIR}/" _own)
-    if(_own EQUAL 0)
-        list(APPEND _cmd "-I${_dir}")        # staticpy's headers: warnings apply
-    else()
-        list(APPEND _cmd -isystem "${_dir}") # dependencies (Boost, ...): as the build does
-    endif()
-endforeach()
-foreach(_def IN LISTS CF_DEFINITIONS)
-    if(NOT _def STREQUAL "")
-        list(APPEND _cmd "-D${_def}")
-    endif()
-endforeach()
-list(APPEND _cmd ${CF_OPTIONS})
-
-# English, ASCII-quoted diagnostics whatever the caller's locale.
-set(ENV{LC_ALL} C)
-set(ENV{LANG} C)
-unset(ENV{GCC_COLORS})
+# --- the command (shared with check_compiles.cmake) --------------------------------------------
+include("${CMAKE_CURRENT_LIST_DIR}/staticpy_compile_command.cmake")
 
 function(_cf_compile value out_rc out_log)
     execute_process(

@@ -1,0 +1,101 @@
+# Checks that staticpy's include graph points down the layer order of docs/layers.md:
+#
+#   cmake -DSTATICPY_SOURCE_DIR=<checkout> -P cmake/check_layers.cmake
+#
+# The rules are read from docs/layers.md (the lines "order: a < b < ...", "front: x.hpp = layer",
+# "forbid: a -> b"), so the order is written down once. Every #include of a staticpy header in
+# include/staticpy/**.hpp must name a header of the same layer or a lower one, and no forbidden
+# pair; a header that no rule places is an error too. Registered as the CTest test "layers".
+
+cmake_minimum_required(VERSION 3.21)
+
+if(NOT DEFINED STATICPY_SOURCE_DIR)
+    get_filename_component(STATICPY_SOURCE_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+endif()
+set(_doc "${STATICPY_SOURCE_DIR}/docs/layers.md")
+set(_include "${STATICPY_SOURCE_DIR}/include/staticpy")
+
+# --- the rules -----------------------------------------------------------------------------
+file(STRINGS "${_doc}" _rules REGEX "^(order|front|forbid):")
+set(_order "")
+set(_forbidden "")
+foreach(_rule IN LISTS _rules)
+    if(_rule MATCHES "^order:(.*)$")
+        string(REPLACE "<" ";" _layers "${CMAKE_MATCH_1}")
+        foreach(_layer IN LISTS _layers)
+            string(STRIP "${_layer}" _layer)
+            list(APPEND _order "${_layer}")
+        endforeach()
+    elseif(_rule MATCHES "^front:[ \t]*([^ \t=]+)[ \t]*=[ \t]*([^ \t]+)[ \t]*$")
+        set("_front_${CMAKE_MATCH_1}" "${CMAKE_MATCH_2}")
+    elseif(_rule MATCHES "^forbid:[ \t]*([^ \t]+)[ \t]*->[ \t]*([^ \t]+)[ \t]*$")
+        list(APPEND _forbidden "${CMAKE_MATCH_1}->${CMAKE_MATCH_2}")
+    else()
+        message(FATAL_ERROR "docs/layers.md: cannot read the rule '${_rule}'")
+    endif()
+endforeach()
+list(LENGTH _order _count)
+if(_count LESS 2)
+    message(FATAL_ERROR "docs/layers.md: no 'order: a < b < ...' line")
+endif()
+list(APPEND _order top)
+
+# _place(<header path below include/staticpy/> <out layer> <out rank> <out unit>)
+# unit is what forbid rules name: the layer, or the front's file name.
+function(_place header out_layer out_rank out_unit)
+    if(header MATCHES "^([^/]+)/")
+        set(_layer "${CMAKE_MATCH_1}")
+        set(_unit "${_layer}")
+    elseif(DEFINED "_front_${header}")
+        set(_layer "${_front_${header}}")
+        set(_unit "${header}")
+    else()
+        set(_layer "")
+        set(_unit "")
+    endif()
+    list(FIND _order "${_layer}" _rank)
+    set(${out_layer} "${_layer}" PARENT_SCOPE)
+    set(${out_rank} "${_rank}" PARENT_SCOPE)
+    set(${out_unit} "${_unit}" PARENT_SCOPE)
+endfunction()
+
+# --- the scan ------------------------------------------------------------------------------
+file(GLOB_RECURSE _headers RELATIVE "${_include}" "${_include}/*.hpp")
+list(SORT _headers)
+set(_problems "")
+foreach(_header IN LISTS _headers)
+    _place("${_header}" _from _from_rank _from_unit)
+    if(_from_rank EQUAL -1)
+        list(APPEND _problems "include/staticpy/${_header}: in no layer of docs/layers.md (add its folder to 'order:' or a 'front:' line)")
+        continue()
+    endif()
+    file(STRINGS "${_include}/${_header}" _lines REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]staticpy/")
+    foreach(_line IN LISTS _lines)
+        string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[<\"]staticpy/([^>\"]+)[>\"].*$" "\\1"
+               _target "${_line}")
+        _place("${_target}" _to _to_rank _to_unit)
+        set(_where "include/staticpy/${_header} (${_from}) includes staticpy/${_target}")
+        if(_to_rank EQUAL -1)
+            list(APPEND _problems "${_where}: a header in no layer of docs/layers.md")
+        elseif(_to_rank GREATER _from_rank)
+            list(APPEND _problems "${_where} (${_to}): points up the layer order")
+        else()
+            foreach(_pair "${_from}->${_to}" "${_from_unit}->${_to_unit}"
+                          "${_from}->${_to_unit}" "${_from_unit}->${_to}")
+                list(FIND _forbidden "${_pair}" _hit)
+                if(NOT _hit EQUAL -1)
+                    list(APPEND _problems "${_where}: forbidden by 'forbid: ${_pair}' in docs/layers.md")
+                    break()
+                endif()
+            endforeach()
+        endif()
+    endforeach()
+endforeach()
+
+list(LENGTH _headers _scanned)
+if(_problems)
+    list(JOIN _problems "\n  " _text)
+    message(FATAL_ERROR "layers: includes against docs/layers.md:\n  ${_text}")
+endif()
+list(JOIN _order " < " _order_text)
+message(STATUS "layers: ${_scanned} headers, every include points down (${_order_text})")
