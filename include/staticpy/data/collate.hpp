@@ -27,6 +27,7 @@
 #include "staticpy/containers/dict.hpp"
 #include "staticpy/containers/list.hpp"
 #include "staticpy/core/error.hpp"
+#include "staticpy/core/traits.hpp"
 #include "staticpy/tensor/tensor.hpp"
 
 namespace staticpy::data {
@@ -34,21 +35,9 @@ namespace staticpy::data {
 namespace detail {
 
 template <class T>
-struct is_std_tuple_like : std::false_type {};
-template <class... Ts>
-struct is_std_tuple_like<std::tuple<Ts...>> : std::true_type {};
-template <class A, class B>
-struct is_std_tuple_like<std::pair<A, B>> : std::true_type {};
-
-template <class T>
 struct is_std_vector : std::false_type {};
 template <class T, class A>
 struct is_std_vector<std::vector<T, A>> : std::true_type {};
-
-template <class T>
-struct is_std_array : std::false_type {};
-template <class T, std::size_t N>
-struct is_std_array<std::array<T, N>> : std::true_type {};
 
 template <class T>
 struct is_string_map : std::false_type {};
@@ -220,7 +209,7 @@ typename collate_traits<E>::type collate_field(const Batch& batch, std::int64_t 
         for (const auto& s : batch)
             out.emplace_back(proj(s));
         return out;
-    } else if constexpr (is_std_tuple_like<E>::value) {
+    } else if constexpr (traits::is_std_tuple_or_pair_v<E>) {
         return [&]<std::size_t... I>(std::index_sequence<I...>) {
             return Out(collate_field<std::tuple_element_t<I, E>>(
                 batch,
@@ -251,7 +240,7 @@ typename collate_traits<E>::type collate_field(const Batch& batch, std::int64_t 
                                  }));
         }
         return out;
-    } else if constexpr (is_std_array<E>::value) {
+    } else if constexpr (traits::is_std_array_v<E>) {
         return [&]<std::size_t... I>(std::index_sequence<I...>) {
             return Out{collate_field<typename E::value_type>(
                 batch, n, [&proj](const auto& s) -> const auto& { return proj(s)[I]; })...};
