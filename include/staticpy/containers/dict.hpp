@@ -391,8 +391,8 @@ public:
         if constexpr (p == N && sizeof...(D) == 1) {
             return std::tuple(*this, fallback...);
         } else {
-            static_assert(p < N || sizeof...(D) == 1,
-                          "staticpy: KeyError: pop of a key that is not in the dict");
+            if constexpr (p == N)
+                key_error<K>();
             if constexpr (p == N)
                 return std::tuple(*this, None);
             else
@@ -542,9 +542,17 @@ private:
     static constexpr std::size_t checked_position() {
         check_key<K>();
         constexpr std::size_t p = position_of<K>();
-        static_assert(!detail::is_key_v<K> || p < N,
-                      "staticpy: KeyError: the key is not in the dict");
+        if constexpr (detail::is_key_v<K> && p == N)
+            key_error<K>();
         return p < N ? p : 0;
+    }
+
+    // Only instantiated for a missing key: the key's repr is built for the message alone.
+    template <class K>
+    static constexpr void key_error() {
+        static_assert(raise::KeyError<raise::repr<K>>,
+                      "staticpy: KeyError: {key}, where {key} (not in the dict) is "
+                      "raise::KeyError's argument");
     }
 
     template <std::size_t P>

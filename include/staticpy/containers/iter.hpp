@@ -12,6 +12,7 @@
 
 #include <boost/hana/tuple.hpp>
 
+#include "staticpy/containers/diagnostics.hpp"
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
 #include "staticpy/core/traits.hpp"
@@ -46,15 +47,11 @@ constexpr auto string_chars(str<S>, std::index_sequence<I...>) {
 template <class T>
 struct not_iterable {
     static constexpr kind k = kind_v<T>;
-    static_assert(k != kind::integer, "staticpy: TypeError: 'int' object is not iterable");
-    static_assert(k != kind::floating, "staticpy: TypeError: 'float' object is not iterable");
-    static_assert(k != kind::boolean, "staticpy: TypeError: 'bool' object is not iterable");
-    static_assert(k != kind::none, "staticpy: TypeError: 'NoneType' object is not iterable");
+    STATICPY_TYPE_ERROR_PER_KIND(unless(k, kind::string), "'", "' object is not iterable");
     static_assert(k != kind::string,
                   "staticpy: TypeError: a run-time str has no compile-time length; "
                   "iterate a compile-time \"...\"_s instead");
-    static_assert(k == kind::integer || k == kind::floating || k == kind::boolean ||
-                      k == kind::none || k == kind::string,
+    static_assert(k != kind::other,
                   "staticpy: TypeError: object is not iterable at compile time "
                   "(iterable: list, dict, std::tuple, hana::tuple, std::array, \"...\"_s)");
 };

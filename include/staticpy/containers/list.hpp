@@ -22,13 +22,11 @@
 #include <utility>
 
 #include <boost/hana/at.hpp>
-#include <boost/hana/concat.hpp>
-#include <boost/hana/fold_left.hpp>
-#include <boost/hana/length.hpp>
 #include <boost/hana/size.hpp>
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/unpack.hpp>
 
+#include "staticpy/containers/diagnostics.hpp"
 #include "staticpy/containers/iter.hpp"
 #include "staticpy/containers/slice.hpp"
 #include "staticpy/core/constant.hpp"
@@ -88,41 +86,21 @@ inline constexpr bool is_index_constant_v = is_int_constant_v<T> || is_bool_cons
 template <class... Ts>
 inline constexpr bool all_same_v = and_v<std::is_same_v<traits::pack_first_t<Ts...>, Ts>...>;
 
-// Python names the offending type in these messages; one static_assert per kind, as a
-// static_assert's text cannot be computed. Only the one that matches fires.
+// Python names the offending type in these messages (see diagnostics.hpp).
 template <class T>
 struct bad_list_index {
-    static constexpr kind k = kind_v<T>;
-    static_assert(k != kind::floating,
-                  "staticpy: TypeError: list indices must be integers or slices, not float");
-    static_assert(k != kind::string,
-                  "staticpy: TypeError: list indices must be integers or slices, not str");
-    static_assert(k != kind::none,
-                  "staticpy: TypeError: list indices must be integers or slices, not NoneType");
-    static_assert(k != kind::list,
-                  "staticpy: TypeError: list indices must be integers or slices, not list");
-    static_assert(k != kind::tuple,
-                  "staticpy: TypeError: list indices must be integers or slices, not tuple");
-    static_assert(k != kind::dict,
-                  "staticpy: TypeError: list indices must be integers or slices, not dict");
-    static_assert(k != kind::other, "staticpy: TypeError: list indices must be integers or slices");
+    // An int reaches here only as a char, which Python would call a str.
+    STATICPY_TYPE_ERROR_PER_KIND(unless(kind_v<T>, kind::integer, kind::boolean),
+                                 "list indices must be integers or slices, not ", "");
+    static_assert(kind_v<T> != kind::other,
+                  "staticpy: TypeError: list indices must be integers or slices");
 };
 
 template <class T>
 struct bad_repeat_count {
     static constexpr kind k = kind_v<T>;
-    static_assert(k != kind::floating,
-                  "staticpy: TypeError: can't multiply sequence by non-int of type 'float'");
-    static_assert(k != kind::string,
-                  "staticpy: TypeError: can't multiply sequence by non-int of type 'str'");
-    static_assert(k != kind::list,
-                  "staticpy: TypeError: can't multiply sequence by non-int of type 'list'");
-    static_assert(k != kind::tuple,
-                  "staticpy: TypeError: can't multiply sequence by non-int of type 'tuple'");
-    static_assert(k != kind::dict,
-                  "staticpy: TypeError: can't multiply sequence by non-int of type 'dict'");
-    static_assert(k != kind::none,
-                  "staticpy: TypeError: can't multiply sequence by non-int of type 'NoneType'");
+    STATICPY_TYPE_ERROR_PER_KIND(unless(k, kind::integer, kind::boolean),
+                                 "can't multiply sequence by non-int of type '", "'");
     static_assert(k != kind::integer && k != kind::boolean,
                   "staticpy: TypeError: a list can only be repeated a compile-time number of "
                   "times (write 3_c, not 3)");
@@ -131,22 +109,8 @@ struct bad_repeat_count {
 
 template <class T>
 struct bad_concatenation {
-    static constexpr kind k = kind_v<T>;
-    static_assert(k != kind::tuple,
-                  "staticpy: TypeError: can only concatenate list (not \"tuple\") to list");
-    static_assert(k != kind::string,
-                  "staticpy: TypeError: can only concatenate list (not \"str\") to list");
-    static_assert(k != kind::integer,
-                  "staticpy: TypeError: can only concatenate list (not \"int\") to list");
-    static_assert(k != kind::floating,
-                  "staticpy: TypeError: can only concatenate list (not \"float\") to list");
-    static_assert(k != kind::boolean,
-                  "staticpy: TypeError: can only concatenate list (not \"bool\") to list");
-    static_assert(k != kind::none,
-                  "staticpy: TypeError: can only concatenate list (not \"NoneType\") to list");
-    static_assert(k != kind::dict,
-                  "staticpy: TypeError: can only concatenate list (not \"dict\") to list");
-    static_assert(k != kind::other,
+    STATICPY_TYPE_ERROR_PER_KIND(kind_v<T>, "can only concatenate list (not \"", "\") to list");
+    static_assert(kind_v<T> != kind::other,
                   "staticpy: TypeError: can only concatenate list (not another type) to list");
 };
 
@@ -225,6 +189,19 @@ struct unorderable_mix {
                   "staticpy: TypeError: '<' not supported between instances of 'str' and 'int'");
 };
 
+/// Sorts the positions order[0, n) by less(a, b), equal ones kept in order as Python's sort keeps
+/// them. An insertion sort: std::stable_sort is not constexpr, and n is a list's length.
+template <class Order, class Less>
+constexpr void stable_sort_in_place(Order& order, std::size_t n, Less less) {
+    for (std::size_t i = 1; i < n; ++i) {
+        const std::size_t current = order[i];
+        std::size_t j = i;
+        for (; j > 0 && less(current, order[j - 1]); --j)
+            order[j] = order[j - 1];
+        order[j] = current;
+    }
+}
+
 template <bool Reverse, class... Ks>
 constexpr auto stable_sort_positions() {
     constexpr std::size_t n = sizeof...(Ks);
@@ -262,13 +239,7 @@ constexpr auto stable_sort_positions() {
                 return table[a * n + b];
             }
         };
-        for (std::size_t i = 1; i < n; ++i) { // insertion sort: stable, as Python's sort
-            const std::size_t current = order.index[i];
-            std::size_t j = i;
-            for (; j > 0 && less(current, order.index[j - 1]); --j)
-                order.index[j] = order.index[j - 1];
-            order.index[j] = current;
-        }
+        stable_sort_in_place(order.index, n, less);
     }
     return order;
 }
@@ -477,7 +448,8 @@ public:
     [[nodiscard]] constexpr list copy() const { return *this; }
 
     /// Position of the first element equal to x in [start, stop), Python's clamping of both.
-    /// Compile-time (a hana::size_t) when the comparisons are; ValueError when x is absent.
+    /// A size_<i> (std::integral_constant, usable as a template argument) when the comparisons
+    /// are compile-time; ValueError when x is absent.
     template <class X, class Start = none_t, class Stop = none_t>
     [[nodiscard]] constexpr auto index(const X& x, const Start& start = {},
                                        const Stop& stop = {}) const {
@@ -492,7 +464,9 @@ public:
                 detail::eq_status<decltype(py_eq(std::declval<Ts>(), x))>..., 0};
             constexpr std::size_t first = first_match(status, lo, hi);
             if constexpr (first == N || first >= hi) {
-                static_assert(first < hi, "staticpy: ValueError: list.index(x): x not in list");
+                static_assert(raise::ValueError<raise::repr<X>>,
+                              "staticpy: ValueError: {x} is not in list, where {x} is "
+                              "raise::ValueError's argument");
                 return size_<N>{};
             } else if constexpr (status[first] == 1) {
                 return size_<first>{};
@@ -969,15 +943,7 @@ private:
             return reverse ? detail::as_bool(py_lt(key(values[b]), key(values[a])))
                            : detail::as_bool(py_lt(key(values[a]), key(values[b])));
         };
-        // Insertion sort rather than std::stable_sort, which is not constexpr: stable, as
-        // Python's sort, and N is a list's (small, compile-time) length.
-        for (std::size_t i = 1; i < N; ++i) {
-            const std::size_t current = order[i];
-            std::size_t j = i;
-            for (; j > 0 && less(current, order[j - 1]); --j)
-                order[j] = order[j - 1];
-            order[j] = current;
-        }
+        detail::stable_sort_in_place(order, N, less);
         list result = *this;
         unpack_indices([&](auto... i) {
             ((result.template at<decltype(i)::value>() = values[order[decltype(i)::value]]), ...);
@@ -1064,195 +1030,6 @@ constexpr auto&& get(list<Ts...>&& l) {
     return std::move(l.template at<I>());
 }
 
-// ------------------------------------------------------------------- builtins over iterables
-
-/// Python's len(): a hana::size_t for anything whose length is known at compile time.
-template <class T>
-constexpr auto len(const T& x) {
-    using U = std::remove_cvref_t<T>;
-    if constexpr (is_str_constant_v<U>)
-        return size_<U::size>{};
-    else if constexpr (detail::is_iterable_v<U>)
-        return size_<decltype(hana::size(iter_elements(x)))::value>{};
-    else if constexpr (kind_v<U> == kind::string)
-        return std::string_view(detail::scalar_of(x)).size();
-    else
-        return x.size();
-}
-
-/// Python's list(iterable).   to_list("ab"_s) -> ['a', 'b']
-template <class Iterable>
-constexpr auto to_list(const Iterable& iterable) {
-    return hana::unpack(iter_elements(iterable), [](const auto&... e) {
-        return list<std::remove_cvref_t<decltype(e)>...>(e...);
-    });
-}
-
-/// Calls f on every element, in order (f may modify them through a non-const list).
-template <class... Ts, class F>
-constexpr void for_each(list<Ts...>& l, F&& f) {
-    l.unpack_indices([&](auto... i) { (f(l.template at<decltype(i)::value>()), ...); });
-}
-template <class Iterable, class F>
-constexpr void for_each(const Iterable& iterable, F&& f) {
-    hana::unpack(iter_elements(iterable), [&](const auto&... e) { (f(e), ...); });
-}
-
-/// Python's enumerate: a list of (index, element) tuples; the index is a compile-time int.
-template <class Iterable, class Start = int_<0>>
-constexpr auto enumerate(const Iterable& iterable, Start = {}) {
-    static_assert(detail::is_index_constant_v<Start>,
-                  "staticpy: TypeError: enumerate's start must be a compile-time int");
-    return hana::unpack(iter_elements(iterable), [](const auto&... e) {
-        return [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return list(std::tuple(int_<Start::value + static_cast<long long>(I)>{}, e)...);
-        }
-        (std::index_sequence_for<decltype(e)...>{});
-    });
-}
-
-namespace detail {
-template <std::size_t I, class... Tuples>
-constexpr auto zip_row(const Tuples&... ts) {
-    return std::tuple(hana::at_c<I>(ts)...);
-}
-} // namespace detail
-
-/// Python's zip: tuples of the i-th elements, as long as the shortest iterable.
-template <class... Iterables>
-constexpr auto zip(const Iterables&... iterables) {
-    // The shortest length; Python's zip() of nothing is empty.
-    constexpr std::size_t n = [] {
-        const std::size_t lengths[] = {
-            decltype(hana::size(iter_elements(std::declval<const Iterables&>())))::value..., 0};
-        std::size_t shortest = sizeof...(Iterables) == 0 ? 0 : lengths[0];
-        for (std::size_t k = 0; k < sizeof...(Iterables); ++k)
-            shortest = lengths[k] < shortest ? lengths[k] : shortest;
-        return shortest;
-    }();
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return list(detail::zip_row<I>(iter_elements(iterables)...)...);
-    }
-    (std::make_index_sequence<n>{});
-}
-
-/// Python's map(f, iterable, ...): f over the elements (over zipped elements for several).
-template <class F, class Iterable, class... More>
-constexpr auto map(F&& f, const Iterable& iterable, const More&... more) {
-    if constexpr (sizeof...(More) == 0) {
-        return hana::unpack(iter_elements(iterable),
-                            [&](const auto&... e) { return list(f(e)...); });
-    } else {
-        return hana::unpack(zip(iterable, more...).elements,
-                            [&](const auto&... row) { return list(std::apply(f, row)...); });
-    }
-}
-
-/// Python's filter(pred, iterable) with a predicate whose answer is known at compile time
-/// (returns a hana::bool_ or an integral constant). filter(None, l) keeps the truthy elements.
-template <class Pred, class Iterable>
-constexpr auto filter(Pred pred, const Iterable& iterable) {
-    auto elements = iter_elements(iterable);
-    return hana::unpack(elements, [&](const auto&... e) {
-        auto test = [&](const auto& x) {
-            if constexpr (std::is_same_v<Pred, none_t>)
-                return py_bool(x);
-            else
-                return py_bool(pred(x));
-        };
-        static_assert((is_static_bool_v<decltype(test(e))> && ... && true),
-                      "staticpy: TypeError: filter needs a predicate whose result is known at "
-                      "compile time (return a hana::bool_ or an integral constant)");
-        constexpr std::array<bool, sizeof...(e) + 1> kept{decltype(test(e))::value..., false};
-        constexpr auto order = [&] {
-            detail::positions<sizeof...(e)> out;
-            for (std::size_t k = 0; k < sizeof...(e); ++k)
-                if (kept[k])
-                    out.push(k);
-            return out;
-        }();
-        return list<std::remove_cvref_t<decltype(e)>...>(e...).template pick_positions<order>();
-    });
-}
-
-/// functools.reduce(f, iterable[, initial]).
-template <class F, class Iterable, class... Initial>
-constexpr auto reduce(F&& f, const Iterable& iterable, const Initial&... initial) {
-    static_assert(sizeof...(Initial) <= 1,
-                  "staticpy: TypeError: reduce expected at most 3 arguments");
-    auto all = hana::concat(hana::make_tuple(initial...), iter_elements(iterable));
-    static_assert(decltype(hana::size(all))::value > 0,
-                  "staticpy: TypeError: reduce() of empty iterable with no initial value");
-    if constexpr (decltype(hana::size(all))::value == 0)
-        return None;
-    else
-        return hana::fold_left(all, f);
-}
-
-/// Python's sum(iterable, start=0).   sum(list(1_c, 2_c)) == 3_c
-template <class Iterable, class Start = int_<0>>
-constexpr auto sum(const Iterable& iterable, const Start& start = {}) {
-    return hana::fold_left(iter_elements(iterable), start,
-                           [](const auto& a, const auto& b) { return a + b; });
-}
-
-/// Python's all(iterable) and any(iterable), by truth value.
-template <class Iterable>
-constexpr auto all(const Iterable& iterable) {
-    return hana::unpack(iter_elements(iterable),
-                        [](const auto&... e) { return all_true(py_bool(e)...); });
-}
-template <class Iterable>
-constexpr auto any(const Iterable& iterable) {
-    return hana::unpack(iter_elements(iterable),
-                        [](const auto&... e) { return any_true(py_bool(e)...); });
-}
-
-/// Python's sorted(iterable, key=..., reverse=...) and reversed(iterable), as lists.
-template <class Iterable, class... Args>
-constexpr auto sorted(const Iterable& iterable, Args... args) {
-    return to_list(iterable).sort(args...);
-}
-template <class Iterable>
-constexpr auto reversed(const Iterable& iterable) {
-    return to_list(iterable).reverse();
-}
-
-namespace detail {
-/// Whether part occurs in text. By index rather than string_view::find, whose pointer test
-/// g++ -fsanitize=undefined cannot evaluate in a constant expression.
-constexpr bool has_substring(std::string_view text, std::string_view part) {
-    for (std::size_t i = 0; i + part.size() <= text.size(); ++i) {
-        std::size_t k = 0;
-        while (k < part.size() && text[i + k] == part[k])
-            ++k;
-        if (k == part.size())
-            return true;
-    }
-    return false;
-}
-} // namespace detail
-
-/// x in iterable. For a str, Python's `in` is a substring test: "ab"_s in "cab"_s.
-template <class X, class Iterable>
-constexpr auto in(const X& x, const Iterable& iterable) {
-    using I = std::remove_cvref_t<Iterable>;
-    using XT = std::remove_cvref_t<X>;
-    if constexpr (kind_v<I> == kind::string) {
-        static_assert(kind_v<XT> == kind::string,
-                      "staticpy: TypeError: 'in <string>' requires string as left operand");
-        if constexpr (is_str_constant_v<I> && is_str_constant_v<XT>)
-            return bool_<detail::has_substring(I::value, XT::value)>{};
-        else
-            return detail::has_substring(std::string_view(detail::scalar_of(iterable)),
-                                         std::string_view(detail::scalar_of(x)));
-    } else if constexpr (requires { iterable.contains(x); }) {
-        return iterable.contains(x);
-    } else {
-        return to_list(iterable).contains(x);
-    }
-}
-
 } // namespace staticpy
 
 template <class... Ts>
@@ -1263,3 +1040,7 @@ struct std::tuple_element<I, staticpy::list<Ts...>> {
     using type =
         std::remove_cvref_t<decltype(std::declval<staticpy::list<Ts...>&>().template at<I>())>;
 };
+
+// The builtins over any iterable need the complete list; included last so that list.hpp alone
+// keeps offering them.
+#include "staticpy/containers/builtins.hpp"

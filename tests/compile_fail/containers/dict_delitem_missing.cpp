@@ -1,4 +1,4 @@
-// expect: staticpy: KeyError: the key is not in the dict
+// expect: staticpy: KeyError: {key}, where {key} (not in the dict) is raise::KeyError's argument
 // del d["missing"]: Python's KeyError.
 #include <staticpy/containers/convert.hpp>
 #include <staticpy/containers/dict.hpp>

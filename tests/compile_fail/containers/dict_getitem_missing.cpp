@@ -1,4 +1,4 @@
-// expect: staticpy: KeyError: the key is not in the dict
+// expect: staticpy: KeyError: {key}, where {key} (not in the dict) is raise::KeyError's argument
 // d["missing"] on a dict without that key: Python's KeyError, at compile time.
 #include <staticpy/containers/convert.hpp>
 #include <staticpy/containers/dict.hpp>

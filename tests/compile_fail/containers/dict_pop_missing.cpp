@@ -1,4 +1,4 @@
-// expect: staticpy: KeyError: pop of a key that is not in the dict
+// expect: staticpy: KeyError: {key}, where {key} (not in the dict) is raise::KeyError's argument
 // d.pop("missing") without a default: Python's KeyError (with a default it is fine).
 #include <staticpy/containers/convert.hpp>
 #include <staticpy/containers/dict.hpp>

@@ -1,5 +1,5 @@
-// expect: staticpy: ValueError: list.index(x): x not in list
-// Python 3.14: [1, 2].index(3) (3.11-3.13 say "3 is not in list")
+// expect: staticpy: ValueError: {x} is not in list, where {x} is raise::ValueError's argument
+// Python: [1, 2].index(3) is "ValueError: 3 is not in list" (3.11-3.13; 3.14 drops the 3)
 #include <staticpy/containers/list.hpp>
 
 using namespace staticpy;
