@@ -101,6 +101,30 @@ struct bad_key {
 template <class K>
 inline constexpr bool is_key_v = is_scalar_constant_v<K>;
 
+/// d["k"_s] on a non-const dict whose value is a compile-time constant: reads as the constant
+/// (it is one, by inheritance), refuses assignment with Python's TypeError and the way out.
+template <class V>
+struct constant_item : V {
+    template <class U>
+    constexpr const constant_item& operator=(const U&) const {
+        static_assert(std::is_same_v<U, V> || std::is_same_v<U, constant_item>,
+                      "staticpy: TypeError: d[k] = v cannot assign in place: the stored value is a "
+                      "compile-time constant, or v's type differs from it; write "
+                      "d2 = d.setitem(k, v) or d2 = d | dict(k = v), which return the new dict");
+        return *this;
+    }
+    // Exact matches, so that no C++20 rewritten comparison against V's own operators (whose
+    // results are bool_constants, not bool) is preferred for a derived class.
+    template <class U>
+    friend constexpr auto operator==(const constant_item& a, const U& b) {
+        return static_cast<const V&>(a) == b;
+    }
+    template <class U>
+    friend constexpr auto operator!=(const constant_item& a, const U& b) {
+        return static_cast<const V&>(a) != b;
+    }
+};
+
 // Python's text, less the element's index (#0), which a static_assert cannot format.
 template <class T>
 struct bad_item {
@@ -313,10 +337,17 @@ public:
         constexpr std::size_t p = checked_position<K>();
         return hana::at_c<p>(entries).value;
     }
+    // A compile-time value lives in its type, so d["k"_s] = v cannot store v: that d[k] is a
+    // constant_item, whose operator= says so (and names setitem and |) instead of C++'s "no match
+    // for operator=" or, for a str, str's own item-building operator=.
     template <class K>
-    constexpr auto& operator[](K) & {
+    constexpr decltype(auto) operator[](K) & {
         constexpr std::size_t p = checked_position<K>();
-        return hana::at_c<p>(entries).value;
+        using V = std::remove_cvref_t<decltype(hana::at_c<p>(entries).value)>;
+        if constexpr (is_scalar_constant_v<V>)
+            return detail::constant_item<V>{};
+        else
+            return (hana::at_c<p>(entries).value);
     }
 
     /// d.get(k) is the value or None; d.get(k, default) the value or default.
