@@ -1,4 +1,4 @@
-// float32 GEMM: staticpy's backend::cpu::gemm against OpenBLAS (cblas_sgemm) and Eigen 3.4, on
+// float32 GEMM: staticpy's kernels::gemm against OpenBLAS (cblas_sgemm) and Eigen 3.4, on
 // square sizes and the MLP shapes (a batch of MNIST rows, 784 -> 128), in GFLOP/s (2*M*N*K per
 // product). Also bias + ReLU: fused into the GEMM's epilogue, against a GEMM followed by a
 // separate pass over C. All three use every core (OpenMP, OpenBLAS threads, Eigen's OpenMP).
@@ -70,7 +70,7 @@ struct problem {
 void staticpy_gemm(benchmark::State& state) {
     problem p(state);
     for (auto _ : state) {
-        staticpy::backend::cpu::gemm<float>(p.M, p.N, p.K, p.a.data(), p.K, 1, p.b.data(), p.N, 1,
+        staticpy::kernels::gemm<float>(p.M, p.N, p.K, p.a.data(), p.K, 1, p.b.data(), p.N, 1,
                                             p.c.data(), p.N);
         benchmark::DoNotOptimize(p.c.data());
         benchmark::ClobberMemory();
@@ -81,7 +81,7 @@ void staticpy_gemm(benchmark::State& state) {
 void staticpy_gemm_bias_relu_fused(benchmark::State& state) {
     problem p(state);
     for (auto _ : state) {
-        staticpy::backend::cpu::gemm<float>(p.M, p.N, p.K, p.a.data(), p.K, 1, p.b.data(), p.N, 1,
+        staticpy::kernels::gemm<float>(p.M, p.N, p.K, p.a.data(), p.K, 1, p.b.data(), p.N, 1,
                                             p.c.data(), p.N,
                                             [&p](std::int64_t i0, std::int64_t i1, std::int64_t j0,
                                                  std::int64_t j1) { p.bias_relu(i0, i1, j0, j1); });
@@ -94,7 +94,7 @@ void staticpy_gemm_bias_relu_fused(benchmark::State& state) {
 void staticpy_gemm_then_bias_relu(benchmark::State& state) {
     problem p(state);
     for (auto _ : state) {
-        staticpy::backend::cpu::gemm<float>(p.M, p.N, p.K, p.a.data(), p.K, 1, p.b.data(), p.N, 1,
+        staticpy::kernels::gemm<float>(p.M, p.N, p.K, p.a.data(), p.K, 1, p.b.data(), p.N, 1,
                                             p.c.data(), p.N);
         p.bias_relu(0, p.M, 0, p.N);
         benchmark::DoNotOptimize(p.c.data());

@@ -1,4 +1,4 @@
-// Eager matmul and linear on backend::cpu::gemm, at sizes that take the blocked (and threaded)
+// Eager matmul and linear on kernels::gemm, at sizes that take the blocked (and threaded)
 // path, with the layouts the GEMM sees from them: batched and broadcast operands, transposed
 // weights, a bias fused through the epilogue, and a permuted input whose leading dims cannot be
 // merged into one run of rows (one GEMM per matrix).

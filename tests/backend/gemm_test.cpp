@@ -1,4 +1,4 @@
-// backend::cpu::gemm against a double-precision triple loop: shapes that are not multiples of the
+// kernels::gemm against a double-precision triple loop: shapes that are not multiples of the
 // blocking (edge tiles, ragged K blocks), K = 0, transposed and strided operands, ldc > N, integer
 // types, and the epilogue's contract (each cell of C in exactly one block, seen with its final
 // value). Built as is, with STATICPY_NO_XSIMD (the scalar kernel) and, where a CBLAS is found,
@@ -14,7 +14,7 @@
 
 namespace {
 
-using staticpy::backend::cpu::gemm;
+using staticpy::kernels::gemm;
 
 /// An M x K (or K x N) matrix stored with arbitrary strides inside a larger buffer.
 template <class T>
@@ -190,14 +190,14 @@ TEST_CASE("set_num_threads / get_num_threads and cores reserved by other work") 
                       "set_num_threads expects a positive number of threads");
     staticpy::set_num_threads(1);
     CHECK(staticpy::get_num_threads() == 1);
-    CHECK(staticpy::backend::cpu::threads_for(std::int64_t{1} << 30) == 1);
+    CHECK(staticpy::kernels::threads_for(std::int64_t{1} << 30) == 1);
     staticpy::set_num_threads(3);
-    CHECK(staticpy::backend::cpu::available_threads() == (STATICPY_HAS_OPENMP ? 3 : 1));
+    CHECK(staticpy::kernels::available_threads() == (STATICPY_HAS_OPENMP ? 3 : 1));
     {
         staticpy::reserve_threads workers(2);
-        CHECK(staticpy::backend::cpu::available_threads() == 1);
-        CHECK(staticpy::backend::cpu::threads_for(100) == 1); // small work: always one
+        CHECK(staticpy::kernels::available_threads() == 1);
+        CHECK(staticpy::kernels::threads_for(100) == 1); // small work: always one
     }
-    CHECK(staticpy::backend::cpu::available_threads() == (STATICPY_HAS_OPENMP ? 3 : 1));
+    CHECK(staticpy::kernels::available_threads() == (STATICPY_HAS_OPENMP ? 3 : 1));
     staticpy::set_num_threads(before);
 }

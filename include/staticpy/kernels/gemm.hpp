@@ -21,8 +21,8 @@
 // The epilogue is called once per micro-tile on the last K block, right after the tile is stored,
 // while it is still in L1: that is what makes fused bias + activation nearly free.
 //
-// This header depends only on the standard library, config.hpp and xsimd (the tensor layer
-// includes it for its eager matmul, so it must not include tensor/ or graph/).
+// It is in the kernels layer, below tensor/ (whose eager matmul calls it): it depends only on the
+// standard library, xsimd and the other kernels headers.
 // With STATICPY_HAS_CBLAS defined (and the program linked to a CBLAS), large float/double products
 // with unit-stride operands go to cblas_sgemm/cblas_dgemm instead.
 
@@ -39,12 +39,13 @@
 #include <utility>
 
 #include "staticpy/kernels/config.hpp"
+#include "staticpy/kernels/parallel.hpp"
 
 #if defined(STATICPY_HAS_CBLAS)
 #include <cblas.h>
 #endif
 
-namespace staticpy::backend::cpu {
+namespace staticpy::kernels {
 
 /// The epilogue that does nothing: plain C = A B.
 struct no_epilogue {
@@ -540,6 +541,6 @@ void gemm(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::int64
     }
 }
 
-} // namespace staticpy::backend::cpu
+} // namespace staticpy::kernels
 
 #undef STATICPY_GEMM_UNROLL

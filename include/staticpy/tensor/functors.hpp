@@ -1,11 +1,18 @@
 #pragma once
-// The scalar functors behind every elementwise op. Each one knows, in one place:
-//   name          its name in the IR dump ("add", "sigmoid", ...),
-//   kind          how it maps operand types to a result type (see promote.hpp),
-//   apply(x...)   its value on scalars of one element type (eager mode and the CPU evaluator),
-//   cpp(x...)     the C++ source text of the same scalar expression, given its operands' source
-//                 text (source emission, fused kernels, and later the CUDA backend).
-// Eager ops, graph nodes and emitted kernels all go through these structs, so the math exists once.
+// The elementwise ops, each described once. One struct per op holds:
+//   name          its name in the IR dump ("add", "sigmoid", ...);
+//   kind          how it maps operand types to a result type (see promote.hpp);
+//   check<T>()    the types it rejects, as a compile error with PyTorch's message;
+//   apply(x...)   its math, written once for one value and for a SIMD batch of values (through
+//                 kernels::math, which maps to <cmath> for one value and to the SIMD library for
+//                 a batch): eager mode, the graph's fused kernels and their scalar and
+//                 vectorised loops all call it;
+//   vectorized    whether apply() may be given batches (false where the result is bool, or the
+//                 operands are of mixed types: comparisons, where, cast);
+//   cpp(x...)     the C++ source text of the same expression, given its operands' source text
+//                 (source emission now; the CUDA backend's kernels next);
+//   derivative    the place autodiff fills: none yet (op_base::derivative).
+// Adding an op is adding one struct here and its named function in ops_elementwise.hpp.
 //
 //   fn::mul::apply(2.0f, 3.0f) == 6.0f
 //   fn::mul::cpp("a", "b") == "(a * b)"
@@ -14,7 +21,7 @@
 // `fn::div::apply` only ever sees floating types, and comparisons see both sides in one type.
 // Integer +, -, *, neg, abs and pow wrap around on overflow as PyTorch's do (computed in the
 // unsigned type, so there is no undefined behaviour); the emitted C++ text uses the plain
-// operators.
+// operators. Batches only ever hold float or double.
 //
 // cpp(): operands must be "atoms" — names, literals, calls or parenthesised expressions — which
 // is what every cpp() returns, so results compose. An operand may appear more than once in the text
@@ -22,6 +29,7 @@
 // Emitted math uses std:: functions from <cmath>; constants that are not exact in float are cast to
 // the operand's type (static_cast<decltype(+(x))>(...)) so float kernels stay in float.
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -29,18 +37,21 @@
 #include <string_view>
 #include <type_traits>
 
+#include "staticpy/kernels/math.hpp"
 #include "staticpy/tensor/dtype.hpp"
 
 namespace staticpy::fn {
 
-/// How a functor's result type follows from its operands' promoted type (see promote.hpp).
+/// How an op's result type follows from its operands' promoted type (see promote.hpp).
 enum class op_kind {
-    same,        // the promoted type: add, sub, mul, pow, maximum, neg, abs, relu, ...
+    same,        // the promoted type: add, sub, mul, pow, maximum, neg, abs, relu, clamp, ...
     true_divide, // the promoted type, integers and bool going to the default float (float32)
     floating,    // unary math: integers and bool go to the default float (float32)
     compare,     // computed in the promoted type, result bool
     select,      // where(cond, a, b): cond is bool, result the promoted type of a and b
     cast,        // a fixed result type
+    parametric,  // the first operand's type; the others are parameters converted to it
+                 // (leaky_relu's negative_slope, softplus's beta and threshold)
 };
 
 namespace detail {
@@ -117,6 +128,18 @@ inline std::string typed_constant(std::string_view a, std::string_view c) {
     return s;
 }
 
+/// A double as the shortest C++ literal that reads back as the same double ("0.5",
+/// "0.7071067811865476"): an op's constant is written once, as a number, and its source form
+/// prints it.
+inline std::string literal(double c) {
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, c);
+    std::string s(buf, r.ptr);
+    if (s.find_first_of(".e") == std::string::npos)
+        s += ".0";
+    return s;
+}
+
 template <class T>
 struct cpp_type_name;
 template <>
@@ -146,20 +169,38 @@ struct cpp_type_name<bool> {
 
 } // namespace detail
 
-/// What every functor has unless it says otherwise: no restriction on the computation type.
-/// A functor that rejects a type (bool subtraction, gelu of an int) overrides check<T>() with a
-/// static_assert carrying PyTorch's message; promote.hpp calls it when it computes a result type.
-struct functor_base {
+/// What every op has unless it says otherwise: no restriction on the computation type, an
+/// apply() that serves batches, and no derivative yet.
+struct op_base {
     template <class T>
     static constexpr bool check() {
         return true;
     }
+    static constexpr bool vectorized = true;
+    /// Autodiff's slot: an op's derivative (its vector-Jacobian product) goes here.
+    struct derivative {};
 };
+
+namespace detail {
+using kernels::math::splat;
+namespace math = kernels::math;
+} // namespace detail
+
+/// The check of the ops PyTorch implements for floating types only.
+#define STATICPY_FLOATING_ONLY(op_name, kernel_name)                                               \
+    template <class T>                                                                             \
+    static constexpr bool check() {                                                                \
+        static_assert(std::is_floating_point_v<T>,                                                 \
+                      "staticpy: RuntimeError: " op_name " is only implemented for "               \
+                      "floating-point tensors (PyTorch: \"" kernel_name                            \
+                      "\" not implemented for an integer dtype)");                                 \
+        return true;                                                                               \
+    }
 
 // ---------------------------------------------------------------------------------------------
 // Binary arithmetic
 
-struct add : functor_base {
+struct add : op_base {
     static constexpr const char* name = "add";
     static constexpr int arity = 2;
     static constexpr op_kind kind = op_kind::same;
@@ -177,7 +218,7 @@ struct add : functor_base {
     }
 };
 
-struct sub : functor_base {
+struct sub : op_base {
     static constexpr const char* name = "sub";
     static constexpr int arity = 2;
     static constexpr op_kind kind = op_kind::same;
@@ -202,7 +243,7 @@ struct sub : functor_base {
     }
 };
 
-struct mul : functor_base {
+struct mul : op_base {
     static constexpr const char* name = "mul";
     static constexpr int arity = 2;
     static constexpr op_kind kind = op_kind::same;
@@ -221,14 +262,14 @@ struct mul : functor_base {
 };
 
 /// True division, Python's `/`: integer operands are computed in float32 (promote.hpp).
-struct div : functor_base {
+struct div : op_base {
     static constexpr const char* name = "div";
     static constexpr int arity = 2;
     static constexpr op_kind kind = op_kind::true_divide;
     template <class T>
     static constexpr T apply(T a, T b) {
         static_assert(
-            std::is_floating_point_v<T>,
+            !std::is_integral_v<T>,
             "staticpy: internal: fn::div is applied in a floating type (see promote.hpp)");
         return a / b;
     }
@@ -239,7 +280,7 @@ struct div : functor_base {
 
 /// a ** b. Integers: exact, wrapping; a negative exponent gives 0 unless |a| == 1 (PyTorch's rule
 /// for integer tensors).
-struct pow : functor_base {
+struct pow : op_base {
     static constexpr const char* name = "pow";
     static constexpr int arity = 2;
     static constexpr op_kind kind = op_kind::same;
@@ -268,7 +309,7 @@ struct pow : functor_base {
             }
             return result;
         } else {
-            return std::pow(a, b);
+            return detail::math::pow(a, b);
         }
     }
     static std::string cpp(std::string_view a, std::string_view b) {
@@ -277,19 +318,17 @@ struct pow : functor_base {
 };
 
 /// torch.maximum: NaN in either operand gives NaN.
-struct maximum : functor_base {
+struct maximum : op_base {
     static constexpr const char* name = "maximum";
     static constexpr int arity = 2;
     static constexpr op_kind kind = op_kind::same;
     template <class T>
     static constexpr T apply(T a, T b) {
-        if constexpr (std::is_floating_point_v<T>) {
-            if (a != a)
-                return a;
-            if (b != b)
-                return b;
-        }
-        return a > b ? a : b;
+        if constexpr (std::is_integral_v<T>)
+            return a > b ? a : b;
+        else // a NaN on either side wins; a + b is that NaN
+            return detail::math::select(detail::math::isnan(a) | detail::math::isnan(b), a + b,
+                                        detail::math::max(a, b));
     }
     static std::string cpp(std::string_view a, std::string_view b) {
         const std::string x(a), y(b);
@@ -299,19 +338,17 @@ struct maximum : functor_base {
 };
 
 /// torch.minimum: NaN in either operand gives NaN.
-struct minimum : functor_base {
+struct minimum : op_base {
     static constexpr const char* name = "minimum";
     static constexpr int arity = 2;
     static constexpr op_kind kind = op_kind::same;
     template <class T>
     static constexpr T apply(T a, T b) {
-        if constexpr (std::is_floating_point_v<T>) {
-            if (a != a)
-                return a;
-            if (b != b)
-                return b;
-        }
-        return a < b ? a : b;
+        if constexpr (std::is_integral_v<T>)
+            return a < b ? a : b;
+        else
+            return detail::math::select(detail::math::isnan(a) | detail::math::isnan(b), a + b,
+                                        detail::math::min(a, b));
     }
     static std::string cpp(std::string_view a, std::string_view b) {
         const std::string x(a), y(b);
@@ -320,14 +357,30 @@ struct minimum : functor_base {
     }
 };
 
+/// torch.clamp(x, min, max): minimum(maximum(x, min), max), so a NaN anywhere gives NaN and
+/// min > max gives max everywhere, as PyTorch's. One-sided clamps are maximum and minimum.
+struct clamp : op_base {
+    static constexpr const char* name = "clamp";
+    static constexpr int arity = 3;
+    static constexpr op_kind kind = op_kind::same;
+    template <class T>
+    static constexpr T apply(T x, T lo, T hi) {
+        return minimum::apply(maximum::apply(x, lo), hi);
+    }
+    static std::string cpp(std::string_view x, std::string_view lo, std::string_view hi) {
+        return minimum::cpp(maximum::cpp(x, lo), hi);
+    }
+};
+
 // ---------------------------------------------------------------------------------------------
 // Comparisons: computed in the promoted type, result bool. NaN compares unequal to everything.
 
-#define STATICPY_COMPARISON_FUNCTOR(Name, Op)                                                      \
-    struct Name : functor_base {                                                                   \
+#define STATICPY_COMPARISON_OP(Name, Op)                                                           \
+    struct Name : op_base {                                                                        \
         static constexpr const char* name = #Name;                                                 \
         static constexpr int arity = 2;                                                            \
         static constexpr op_kind kind = op_kind::compare;                                          \
+        static constexpr bool vectorized = false;                                                  \
         template <class T>                                                                         \
         static constexpr bool apply(T a, T b) {                                                    \
             return a Op b;                                                                         \
@@ -336,18 +389,18 @@ struct minimum : functor_base {
             return detail::infix(a, #Op, b);                                                       \
         }                                                                                          \
     }
-STATICPY_COMPARISON_FUNCTOR(eq, ==);
-STATICPY_COMPARISON_FUNCTOR(ne, !=);
-STATICPY_COMPARISON_FUNCTOR(lt, <);
-STATICPY_COMPARISON_FUNCTOR(le, <=);
-STATICPY_COMPARISON_FUNCTOR(gt, >);
-STATICPY_COMPARISON_FUNCTOR(ge, >=);
-#undef STATICPY_COMPARISON_FUNCTOR
+STATICPY_COMPARISON_OP(eq, ==);
+STATICPY_COMPARISON_OP(ne, !=);
+STATICPY_COMPARISON_OP(lt, <);
+STATICPY_COMPARISON_OP(le, <=);
+STATICPY_COMPARISON_OP(gt, >);
+STATICPY_COMPARISON_OP(ge, >=);
+#undef STATICPY_COMPARISON_OP
 
 // ---------------------------------------------------------------------------------------------
 // Unary ops that keep the type
 
-struct neg : functor_base {
+struct neg : op_base {
     static constexpr const char* name = "neg";
     static constexpr int arity = 1;
     static constexpr op_kind kind = op_kind::same;
@@ -371,7 +424,7 @@ struct neg : functor_base {
     static std::string cpp(std::string_view a) { return detail::prefix('-', a); }
 };
 
-struct abs : functor_base {
+struct abs : op_base {
     static constexpr const char* name = "abs";
     static constexpr int arity = 1;
     static constexpr op_kind kind = op_kind::same;
@@ -382,13 +435,13 @@ struct abs : functor_base {
         else if constexpr (std::is_integral_v<T>)
             return a < 0 ? detail::wrap_sub(T(0), a) : a;
         else
-            return std::fabs(a);
+            return detail::math::fabs(a);
     }
     static std::string cpp(std::string_view a) { return detail::call("std::abs", a); }
 };
 
 /// relu(x) = max(x, 0); relu(NaN) is NaN, as PyTorch's.
-struct relu : functor_base {
+struct relu : op_base {
     static constexpr const char* name = "relu";
     static constexpr int arity = 1;
     static constexpr op_kind kind = op_kind::same;
@@ -396,10 +449,10 @@ struct relu : functor_base {
     static constexpr T apply(T a) {
         if constexpr (detail::is_bool_v<T>)
             return a;
-        else if constexpr (std::is_floating_point_v<T>)
-            return (a > T(0) || a != a) ? a : T(0);
-        else
+        else if constexpr (std::is_integral_v<T>)
             return a > T(0) ? a : T(0);
+        else // a NaN is not < 0: it stays
+            return detail::math::select(a < detail::splat<T>(0), detail::splat<T>(0), a);
     }
     static std::string cpp(std::string_view a) {
         const std::string x(a);
@@ -408,52 +461,124 @@ struct relu : functor_base {
     }
 };
 
+/// torch.square: x * x.
+struct square : op_base {
+    static constexpr const char* name = "square";
+    static constexpr int arity = 1;
+    static constexpr op_kind kind = op_kind::same;
+    template <class T>
+    static constexpr T apply(T a) {
+        return mul::apply(a, a);
+    }
+    static std::string cpp(std::string_view a) { return mul::cpp(a, a); }
+};
+
+/// torch.sign: -1, 0 or 1 in the input's type; sign(±0) and sign(NaN) are 0, as PyTorch's.
+struct sign : op_base {
+    static constexpr const char* name = "sign";
+    static constexpr int arity = 1;
+    static constexpr op_kind kind = op_kind::same;
+    template <class T>
+    static constexpr T apply(T a) {
+        if constexpr (detail::is_bool_v<T> || std::is_unsigned_v<T>) {
+            return a > T(0) ? T(1) : T(0);
+        } else if constexpr (std::is_integral_v<T>) {
+            return a > 0 ? T(1) : a < 0 ? T(-1) : T(0);
+        } else {
+            const T zero = detail::splat<T>(0);
+            return detail::math::select(
+                a > zero, detail::splat<T>(1),
+                detail::math::select(a < zero, detail::splat<T>(-1), zero));
+        }
+    }
+    static std::string cpp(std::string_view a) {
+        const std::string x(a);
+        return "(" + x + " > 0 ? decltype(+" + x + ")(1) : " + x + " < 0 ? decltype(+" + x +
+               ")(-1) : decltype(+" + x + ")(0))";
+    }
+};
+
+/// torch.floor, ceil and round (half to even); integers are already whole: unchanged.
+#define STATICPY_ROUNDING_OP(Name, Math, Std)                                                      \
+    struct Name : op_base {                                                                        \
+        static constexpr const char* name = #Name;                                                 \
+        static constexpr int arity = 1;                                                            \
+        static constexpr op_kind kind = op_kind::same;                                             \
+        template <class T>                                                                         \
+        static T apply(T a) {                                                                      \
+            if constexpr (std::is_integral_v<T>)                                                   \
+                return a;                                                                          \
+            else                                                                                   \
+                return detail::math::Math(a);                                                      \
+        }                                                                                          \
+        static std::string cpp(std::string_view a) { return detail::call(Std, a); }                \
+    }
+STATICPY_ROUNDING_OP(floor, floor, "std::floor");
+STATICPY_ROUNDING_OP(ceil, ceil, "std::ceil");
+STATICPY_ROUNDING_OP(round, nearbyint, "std::nearbyint");
+#undef STATICPY_ROUNDING_OP
+
 // ---------------------------------------------------------------------------------------------
 // Unary math: integers and bool are computed in the default float (float32).
 
-#define STATICPY_MATH_FUNCTOR(Name, Std)                                                           \
-    struct Name : functor_base {                                                                   \
+#define STATICPY_MATH_OP(Name, Std)                                                                \
+    struct Name : op_base {                                                                        \
         static constexpr const char* name = #Name;                                                 \
         static constexpr int arity = 1;                                                            \
         static constexpr op_kind kind = op_kind::floating;                                         \
         template <class T>                                                                         \
         static T apply(T a) {                                                                      \
-            static_assert(std::is_floating_point_v<T>,                                             \
+            static_assert(!std::is_integral_v<T>,                                                  \
                           "staticpy: internal: unary math is applied in a floating type");         \
-            return Std(a);                                                                         \
+            return detail::math::Name(a);                                                          \
         }                                                                                          \
-        static std::string cpp(std::string_view a) { return detail::call(#Std, a); }               \
+        static std::string cpp(std::string_view a) { return detail::call(Std, a); }                \
     }
-STATICPY_MATH_FUNCTOR(exp, std::exp);
-STATICPY_MATH_FUNCTOR(log, std::log);
-STATICPY_MATH_FUNCTOR(sqrt, std::sqrt);
-STATICPY_MATH_FUNCTOR(sin, std::sin);
-STATICPY_MATH_FUNCTOR(cos, std::cos);
-STATICPY_MATH_FUNCTOR(tanh, std::tanh);
-#undef STATICPY_MATH_FUNCTOR
+STATICPY_MATH_OP(exp, "std::exp");
+STATICPY_MATH_OP(expm1, "std::expm1");
+STATICPY_MATH_OP(log, "std::log");
+STATICPY_MATH_OP(log1p, "std::log1p");
+STATICPY_MATH_OP(sqrt, "std::sqrt");
+STATICPY_MATH_OP(sin, "std::sin");
+STATICPY_MATH_OP(cos, "std::cos");
+STATICPY_MATH_OP(tanh, "std::tanh");
+STATICPY_MATH_OP(erf, "std::erf");
+#undef STATICPY_MATH_OP
 
 /// 1 / sqrt(x).
-struct rsqrt : functor_base {
+struct rsqrt : op_base {
     static constexpr const char* name = "rsqrt";
     static constexpr int arity = 1;
     static constexpr op_kind kind = op_kind::floating;
     template <class T>
     static T apply(T a) {
-        return T(1) / std::sqrt(a);
+        return detail::splat<T>(1) / detail::math::sqrt(a);
     }
     static std::string cpp(std::string_view a) {
         return "(1 / " + detail::call("std::sqrt", a) + ")";
     }
 };
 
+/// torch.reciprocal: 1 / x (1 / 0 is inf); integers give float32.
+struct reciprocal : op_base {
+    static constexpr const char* name = "reciprocal";
+    static constexpr int arity = 1;
+    static constexpr op_kind kind = op_kind::floating;
+    template <class T>
+    static T apply(T a) {
+        return detail::splat<T>(1) / a;
+    }
+    static std::string cpp(std::string_view a) { return "(1 / " + std::string(a) + ")"; }
+};
+
 /// 1 / (1 + exp(-x)): saturates to 0 and 1 without NaN for large |x|.
-struct sigmoid : functor_base {
+struct sigmoid : op_base {
     static constexpr const char* name = "sigmoid";
     static constexpr int arity = 1;
     static constexpr op_kind kind = op_kind::floating;
     template <class T>
     static T apply(T a) {
-        return T(1) / (T(1) + std::exp(-a));
+        return detail::splat<T>(1) / (detail::splat<T>(1) + detail::math::exp(-a));
     }
     static std::string cpp(std::string_view a) {
         return "(1 / (1 + " + detail::call("std::exp", detail::prefix('-', a)) + "))";
@@ -461,39 +586,89 @@ struct sigmoid : functor_base {
 };
 
 /// GELU, PyTorch's exact (approximate='none') form: x * 0.5 * (1 + erf(x / sqrt(2))).
-struct gelu : functor_base {
+struct gelu : op_base {
     static constexpr const char* name = "gelu";
     static constexpr int arity = 1;
     static constexpr op_kind kind = op_kind::floating;
-    template <class T>
-    static constexpr bool check() {
-        static_assert(std::is_floating_point_v<T>,
-                      "staticpy: RuntimeError: gelu is only implemented for floating-point tensors "
-                      "(PyTorch: \"GeluKernelImpl\" not implemented for an integer dtype)");
-        return true;
-    }
-    static constexpr const char* sqrt1_2 = "0.70710678118654752440";
+    STATICPY_FLOATING_ONLY("gelu", "GeluKernelImpl")
+    static constexpr double sqrt1_2 = 0.70710678118654752440;
     template <class T>
     static T apply(T a) {
-        static_assert(check<T>());
-        return a * T(0.5) * (T(1) + std::erf(a * T(0.70710678118654752440)));
+        return a * detail::splat<T>(0.5) *
+               (detail::splat<T>(1) + detail::math::erf(a * detail::splat<T>(sqrt1_2)));
     }
     static std::string cpp(std::string_view a) {
         const std::string x(a);
         return "(" + x + " * 0.5f * (1 + std::erf(" + x + " * " +
-               detail::typed_constant(a, sqrt1_2) + ")))";
+               detail::typed_constant(a, detail::literal(sqrt1_2)) + ")))";
     }
 };
 
+/// SiLU (swish), torch.nn.functional.silu: x * sigmoid(x) = x / (1 + exp(-x)).
+struct silu : op_base {
+    static constexpr const char* name = "silu";
+    static constexpr int arity = 1;
+    static constexpr op_kind kind = op_kind::floating;
+    STATICPY_FLOATING_ONLY("silu", "silu_cpu")
+    template <class T>
+    static T apply(T a) {
+        return a / (detail::splat<T>(1) + detail::math::exp(-a));
+    }
+    static std::string cpp(std::string_view a) {
+        return "(" + std::string(a) + " / (1 + " + detail::call("std::exp", detail::prefix('-', a)) +
+               "))";
+    }
+};
+
+/// torch.nn.functional.leaky_relu(x, negative_slope): x where x > 0, else x * negative_slope
+/// (NaN stays NaN).
+struct leaky_relu : op_base {
+    static constexpr const char* name = "leaky_relu";
+    static constexpr int arity = 2;
+    static constexpr op_kind kind = op_kind::parametric;
+    STATICPY_FLOATING_ONLY("leaky_relu", "leaky_relu_cpu")
+    template <class T>
+    static T apply(T a, T negative_slope) {
+        return detail::math::select(a > detail::splat<T>(0), a, a * negative_slope);
+    }
+    static std::string cpp(std::string_view a, std::string_view negative_slope) {
+        const std::string x(a);
+        return "(" + x + " > 0 ? " + x + " : " + x + " * " + std::string(negative_slope) + ")";
+    }
+};
+
+/// torch.nn.functional.softplus(x, beta, threshold): log(1 + exp(beta * x)) / beta, and x itself
+/// where beta * x > threshold (there the two agree to float precision, and exp would overflow).
+struct softplus : op_base {
+    static constexpr const char* name = "softplus";
+    static constexpr int arity = 3;
+    static constexpr op_kind kind = op_kind::parametric;
+    STATICPY_FLOATING_ONLY("softplus", "softplus_cpu")
+    template <class T>
+    static T apply(T a, T beta, T threshold) {
+        const T scaled = a * beta;
+        return detail::math::select(scaled > threshold, a,
+                                    detail::math::log1p(detail::math::exp(scaled)) / beta);
+    }
+    static std::string cpp(std::string_view a, std::string_view beta,
+                           std::string_view threshold) {
+        const std::string scaled = detail::infix(a, "*", beta);
+        return "(" + scaled + " > " + std::string(threshold) + " ? " + std::string(a) + " : " +
+               detail::call("std::log1p", detail::call("std::exp", scaled)) + " / " +
+               std::string(beta) + ")";
+    }
+};
+#undef STATICPY_FLOATING_ONLY
+
 /// Zero of the operand's type, whatever the operand: what the graph's simplifier puts for x - x
 /// (which assumes x finite, as the rewrite x - x -> 0 always does).
-struct zeros_like : functor_base {
+struct zeros_like : op_base {
     static constexpr const char* name = "zeros_like";
     static constexpr int arity = 1;
     static constexpr op_kind kind = op_kind::same;
     template <class T>
     static constexpr T apply(T) {
-        return T(0);
+        return detail::splat<T>(0);
     }
     static std::string cpp(std::string_view a) { return detail::typed_constant(a, "0"); }
 };
@@ -502,10 +677,11 @@ struct zeros_like : functor_base {
 // where and cast
 
 /// where(cond, a, b): a where cond is true, else b.
-struct where : functor_base {
+struct where : op_base {
     static constexpr const char* name = "where";
     static constexpr int arity = 3;
     static constexpr op_kind kind = op_kind::select;
+    static constexpr bool vectorized = false;
     template <class T>
     static constexpr T apply(bool c, T a, T b) {
         return c ? a : b;
@@ -526,10 +702,11 @@ struct where : functor_base {
 /// truncates toward zero, and a NaN or out-of-range float gives the target's lowest value (uint8:
 /// through int64, modulo 256) — what PyTorch gives on x86, without C++'s undefined behaviour.
 template <class To>
-struct cast : functor_base {
+struct cast : op_base {
     static constexpr const char* name = "cast";
     static constexpr int arity = 1;
     static constexpr op_kind kind = op_kind::cast;
+    static constexpr bool vectorized = false;
     using result_type = To;
     template <class T>
     static constexpr To apply(T a) {
@@ -542,10 +719,10 @@ struct cast : functor_base {
             std::string out = "(";
             out += a;
             return out + " != 0)";
-        }
-        else
+        } else {
             return detail::call(
                 std::string("static_cast<") + detail::cpp_type_name<To>::value + ">", a);
+        }
     }
 };
 

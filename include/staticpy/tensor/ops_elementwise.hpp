@@ -1,7 +1,9 @@
 #pragma once
-// Eager elementwise ops: every one is the generic loop `elementwise<F>(args...)` applied to a
-// functor from functors.hpp, with NumPy broadcasting (broadcast.hpp) and PyTorch's type
-// promotion (promote.hpp). Each returns a new contiguous Tensor that owns its elements.
+// Eager elementwise ops: every one is `elementwise<F>(args...)` applied to an op description from
+// functors.hpp, with NumPy broadcasting (broadcast.hpp) and PyTorch's type promotion
+// (promote.hpp), and run as one kernel of kernels/elementwise.hpp: the loop the graph's fused
+// kernels run too (contiguous fast path, SIMD batches, threads). Each returns a new contiguous
+// Tensor that owns its elements.
 //
 //   auto y = relu(x * w + 1.0f);          // Tensor<float, broadcast shape of x and w>
 //   auto m = x > 0;                       // Tensor<bool, ...>
@@ -20,6 +22,7 @@
 #include <utility>
 
 #include "staticpy/core/constant.hpp"
+#include "staticpy/kernels/elementwise.hpp"
 #include "staticpy/tensor/broadcast.hpp"
 #include "staticpy/tensor/functors.hpp"
 #include "staticpy/tensor/promote.hpp"
@@ -98,91 +101,123 @@ constexpr C scalar_value(const X& x) {
         return static_cast<C>(x);
 }
 
-/// One input of the loop: a strided tensor read as C, or a scalar already converted to C.
-template <class C, class T, std::size_t R>
-struct strided_input {
-    const T* base = nullptr;               // first element
-    std::array<std::int64_t, R> strides{}; // per output dimension; 0 where broadcast
-    bool flat = false;                     // contiguous with the output's numel
-    C flat_at(std::int64_t i) const { return static_cast<C>(base[i]); }
-    C at(std::int64_t offset) const { return static_cast<C>(base[offset]); }
-};
-template <class C>
-struct scalar_input {
-    C value;
-    static constexpr bool flat = true;
-    C flat_at(std::int64_t) const { return value; }
-    C at(std::int64_t) const { return value; }
-};
-
-/// An input's strides over the output's index space: a scalar stays where it is.
-template <std::size_t R, class In>
-std::array<std::int64_t, R> input_strides(const In& in) {
-    if constexpr (requires { in.strides; })
-        return in.strides;
-    else
-        return {};
-}
-
-/// The input wrapper for argument X, read as C, broadcast into an output of sizes `out`.
-template <class C, std::size_t R, class X>
-auto make_input(const X& x, const std::array<std::int64_t, R>& out) {
-    if constexpr (is_tensor_arg_v<X>) {
-        using Tn = std::remove_cvref_t<X>;
-        constexpr std::size_t r = Tn::rank;
-        static_assert(r <= R);
-        strided_input<C, typename Tn::value_type, R> in;
-        in.base = x.data();
-        constexpr std::size_t offset = R - r;
-        for (std::size_t d = 0; d < R; ++d) {
-            if (d < offset) {
-                in.strides[d] = 0;
-            } else {
-                const std::size_t e = d - offset;
-                in.strides[d] = (x.sizes()[e] == 1 && out[d] != 1) ? 0 : x.strides()[e];
-            }
-        }
-        std::int64_t n = 1;
-        for (std::int64_t e : out)
-            n *= e;
-        in.flat = x.is_contiguous() && x.numel() == n;
-        return in;
-    } else {
-        return scalar_input<C>{scalar_value<C>(x)};
-    }
-}
-
 /// The type operand I of F is read as: the condition of `where` stays bool, the rest `Compute`.
 template <class F, std::size_t I, class Compute>
 using operand_compute_t =
     std::conditional_t<F::kind == fn::op_kind::select && I == 0, bool, Compute>;
 
-/// The one loop: out[i] = F::apply(in_0[i], in_1[i], ...), over the output's index space in
-/// row-major order. When every tensor input is contiguous and not broadcast it is a flat loop;
-/// otherwise the strided walk that Tensor's copies use too (detail::for_each_offsets).
-template <class F, class Result, std::size_t R, class... In>
-void elementwise_loop(Result* out, const std::array<std::int64_t, R>& sizes, In&... in) {
-    std::int64_t n = 1;
-    for (std::int64_t e : sizes)
-        n *= e;
-    if (n == 0)
-        return;
-    if ((in.flat && ...)) {
-        for (std::int64_t i = 0; i < n; ++i)
-            out[i] = static_cast<Result>(F::apply(in.flat_at(i)...));
-        return;
+/// How an eager op is one kernel of kernels/elementwise.hpp: F over its arguments, the tensors
+/// read from memory (the kernel's leaves, in argument order) and the scalars held as values
+/// already converted to the type F computes in.
+template <class F, class Compute, class Result, class... Args>
+struct elementwise_kernel {
+    static constexpr std::size_t arity = sizeof...(Args);
+    static constexpr std::array<bool, arity> is_leaf{is_tensor_arg_v<Args>...};
+    static constexpr std::size_t leaves = (std::size_t{is_tensor_arg_v<Args>} + ... + 0);
+    /// Argument I's position among the leaves.
+    static constexpr std::array<std::size_t, arity + 1> leaf_index = [] {
+        std::array<std::size_t, arity + 1> a{};
+        std::size_t n = 0;
+        for (std::size_t i = 0; i < arity; ++i)
+            a[i] = is_leaf[i] ? n++ : 0;
+        return a;
+    }();
+    using value_type = Result;
+    template <std::size_t I>
+    using compute_of = operand_compute_t<F, I, Compute>;
+    template <class X>
+    static constexpr bool reads_compute_type() {
+        if constexpr (is_tensor_arg_v<X>)
+            return std::is_same_v<typename std::remove_cvref_t<X>::value_type, Compute>;
+        else
+            return true;
     }
-    // Otherwise the strided walk, with the (contiguous) output as its last operand.
-    constexpr std::size_t K = sizeof...(In) + 1;
-    const std::array<std::array<std::int64_t, R>, K> strides{input_strides<R>(in)...,
-                                                             contiguous_strides(sizes)};
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-        for_each_offsets<R, K>(sizes, {}, strides, [&](const std::array<std::int64_t, K>& o) {
-            out[o[K - 1]] = static_cast<Result>(F::apply(in.at(o[I])...));
-        });
+    /// Batches when F allows them and nothing needs converting: every value is one float type.
+    static constexpr bool simd = F::vectorized && kernels::simd_type_v<Result> &&
+                                 std::is_same_v<Compute, Result> &&
+                                 (reads_compute_type<Args>() && ...);
+
+    template <std::size_t I, class X>
+    static auto operand_of(const X& x) {
+        if constexpr (is_tensor_arg_v<X>)
+            return x.data();
+        else
+            return scalar_value<compute_of<I>>(x);
     }
-    (std::index_sequence_for<In...>{});
-}
+    template <class Seq>
+    struct operands_of;
+    template <std::size_t... I>
+    struct operands_of<std::index_sequence<I...>> {
+        using type = std::tuple<decltype(operand_of<I>(std::declval<const Args&>()))...>;
+    };
+    using operands_t = typename operands_of<std::index_sequence_for<Args...>>::type;
+    using offsets_t = std::array<std::int64_t, leaves + 1>;
+
+    operands_t operands;
+
+    explicit elementwise_kernel(const Args&... args)
+        : operands([&]<std::size_t... I>(std::index_sequence<I...>) {
+              return operands_t{operand_of<I>(args)...};
+          }(std::index_sequence_for<Args...>{})) {}
+
+    template <std::size_t I>
+    compute_of<I> value(const offsets_t& off) const {
+        if constexpr (is_leaf[I])
+            return static_cast<compute_of<I>>(std::get<I>(operands)[off[leaf_index[I]]]);
+        else
+            return std::get<I>(operands);
+    }
+    Result at(const offsets_t& off) const {
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return static_cast<Result>(F::apply(value<I>(off)...));
+        }(std::index_sequence_for<Args...>{});
+    }
+
+#if STATICPY_HAS_XSIMD
+    /// The batch side: the tensors' pointers, the scalars already splat into batches.
+    struct batch_reader {
+        using batch = kernels::batch_t<std::conditional_t<simd, Result, float>>;
+        template <std::size_t I>
+        using slot_t = std::conditional_t<is_leaf[I], std::tuple_element_t<I, operands_t>, batch>;
+        template <class Seq>
+        struct slots_of;
+        template <std::size_t... I>
+        struct slots_of<std::index_sequence<I...>> {
+            using type = std::tuple<slot_t<I>...>;
+        };
+        typename slots_of<std::index_sequence_for<Args...>>::type slots;
+
+        template <bool AllUnit>
+        batch at(const offsets_t& off, const offsets_t& inner) const {
+            return [&]<std::size_t... I>(std::index_sequence<I...>) {
+                return F::apply(read<I, AllUnit>(off, inner)...);
+            }(std::index_sequence_for<Args...>{});
+        }
+        template <std::size_t I, bool AllUnit>
+        batch read(const offsets_t& off, const offsets_t& inner) const {
+            if constexpr (!is_leaf[I]) {
+                return std::get<I>(slots);
+            } else {
+                constexpr std::size_t l = leaf_index[I];
+                const auto* p = std::get<I>(slots) + off[l];
+                if constexpr (AllUnit)
+                    return batch::load_unaligned(p);
+                else
+                    return kernels::load_strided<batch>(p, inner[l]);
+            }
+        }
+    };
+    batch_reader batches() const {
+        batch_reader b;
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ((std::get<I>(b.slots) = typename batch_reader::template slot_t<I>(
+                  std::get<I>(operands))),
+             ...);
+        }(std::index_sequence_for<Args...>{});
+        return b;
+    }
+#endif
+};
 
 template <class F, class... Args, std::size_t... I>
 auto elementwise_impl(std::index_sequence<I...>, const Args&... args) {
@@ -192,8 +227,20 @@ auto elementwise_impl(std::index_sequence<I...>, const Args&... args) {
     using out_shape = broadcast_shape_t<arg_shape_t<Args>...>;
     const out_shape s = broadcast_shapes(shape_of_arg(args)...);
     Tensor<result, out_shape> out(s);
-    auto inputs = std::make_tuple(make_input<operand_compute_t<F, I, compute>>(args, s.sizes())...);
-    std::apply([&](auto&... in) { elementwise_loop<F>(out.data(), s.sizes(), in...); }, inputs);
+    using kernel = elementwise_kernel<F, compute, result, Args...>;
+    constexpr std::size_t R = out_shape::rank;
+    // Each tensor's strides over the output (0 where it broadcasts), the output's last.
+    std::array<std::array<std::int64_t, R>, kernel::leaves + 1> strides{};
+    strides[kernel::leaves] = out.strides();
+    (
+        [&] {
+            if constexpr (kernel::is_leaf[I])
+                strides[kernel::leaf_index[I]] =
+                    kernels::broadcast_strides(args.sizes(), args.strides(), s.sizes());
+        }(),
+        ...);
+    kernels::store(kernel(args...), kernels::coalesce(s.sizes(), strides), out.data(),
+                   out.numel());
     return out;
 }
 
@@ -234,21 +281,33 @@ auto elementwise(const Args&... args) {
         return elementwise<fn::Name>(a, b);                                                        \
     }
 
-/// torch.neg, abs, exp, log, sqrt, rsqrt, sin, cos, tanh, sigmoid, relu, gelu (exact erf form).
-/// Integer and bool tensors give float32 for the math functions, as PyTorch.
-///   auto y = sigmoid(x);
+/// torch.neg, abs, sign, square, floor, ceil, round (half to even), exp, expm1, log, log1p, sqrt,
+/// rsqrt, reciprocal, sin, cos, tanh, erf, sigmoid, relu, and torch.nn.functional's gelu (exact
+/// erf form) and silu. Integer and bool tensors give float32 for the math functions, as PyTorch;
+/// gelu and silu take floating tensors only.
+///   auto y = sigmoid(x);   auto r = round(x);
 STATICPY_UNARY_OP(neg)
 STATICPY_UNARY_OP(abs)
+STATICPY_UNARY_OP(sign)
+STATICPY_UNARY_OP(square)
+STATICPY_UNARY_OP(floor)
+STATICPY_UNARY_OP(ceil)
+STATICPY_UNARY_OP(round)
 STATICPY_UNARY_OP(exp)
+STATICPY_UNARY_OP(expm1)
 STATICPY_UNARY_OP(log)
+STATICPY_UNARY_OP(log1p)
 STATICPY_UNARY_OP(sqrt)
 STATICPY_UNARY_OP(rsqrt)
+STATICPY_UNARY_OP(reciprocal)
 STATICPY_UNARY_OP(sin)
 STATICPY_UNARY_OP(cos)
 STATICPY_UNARY_OP(tanh)
+STATICPY_UNARY_OP(erf)
 STATICPY_UNARY_OP(sigmoid)
 STATICPY_UNARY_OP(relu)
 STATICPY_UNARY_OP(gelu)
+STATICPY_UNARY_OP(silu)
 
 /// torch.add, sub, mul, div (true division), pow, maximum, minimum (NaN propagates), and the
 /// comparisons eq, ne, lt, le, gt, ge (bool results). A scalar may stand on either side.
@@ -269,6 +328,58 @@ STATICPY_BINARY_OP(ge)
 
 #undef STATICPY_UNARY_OP
 #undef STATICPY_BINARY_OP
+
+/// torch.nn.functional.leaky_relu(x, negative_slope=0.01): x where x > 0, else x * negative_slope,
+/// computed in x's (floating) type.
+///   auto y = leaky_relu(x, 0.2);
+template <class X, class Slope = double>
+requires elementwise_args<X, Slope>
+auto leaky_relu(const X& x, const Slope& negative_slope = 0.01) {
+    return elementwise<fn::leaky_relu>(x, negative_slope);
+}
+
+/// torch.nn.functional.softplus(x, beta=1, threshold=20): log(1 + exp(beta * x)) / beta, and x
+/// where beta * x > threshold; computed in x's (floating) type.
+///   auto y = softplus(x);   auto z = softplus(x, 2.0, 10.0);
+template <class X, class Beta = double, class Threshold = double>
+requires elementwise_args<X, Beta, Threshold>
+auto softplus(const X& x, const Beta& beta = 1.0, const Threshold& threshold = 20.0) {
+    return elementwise<fn::softplus>(x, beta, threshold);
+}
+
+/// torch.clamp(x, min, max) and its alias torch.clip: each element limited to [min, max], with
+/// type promotion over all three (an int tensor clamped by 0.5 is float32), NaN propagating, and
+/// max winning where min > max. Either bound may be None (then it is maximum(x, min) or
+/// minimum(x, max)); both None is PyTorch's error.
+///   auto y = clamp(x, 0.0, 6.0);   auto z = clamp(x, None, 1.0);
+template <class X, class Lo, class Hi>
+requires elementwise_args<X, Lo, Hi>
+auto clamp(const X& x, const Lo& lo, const Hi& hi) {
+    return elementwise<fn::clamp>(x, lo, hi);
+}
+template <class X, class Lo>
+requires elementwise_args<X, Lo>
+auto clamp(const X& x, const Lo& lo, none_t = None) {
+    return elementwise<fn::maximum>(x, lo);
+}
+template <class X, class Hi>
+requires elementwise_args<X, Hi>
+auto clamp(const X& x, none_t, const Hi& hi) {
+    return elementwise<fn::minimum>(x, hi);
+}
+template <class X>
+requires elementwise_args<X>
+auto clamp(const X& x, none_t, none_t = None) {
+    static_assert(sizeof(X) == 0,
+                  "staticpy: RuntimeError: torch.clamp: At least one of 'min' or 'max' must not "
+                  "be None");
+    return x;
+}
+template <class X, class... Bounds>
+requires elementwise_args<X>
+auto clip(const X& x, const Bounds&... bounds) {
+    return clamp(x, bounds...);
+}
 
 /// torch.where(cond, a, b): a where cond, else b; cond is a bool tensor (or a bool), a and b
 /// tensors or scalars, all broadcast together.

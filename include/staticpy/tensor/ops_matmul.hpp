@@ -154,7 +154,7 @@ auto matmul_impl(const Tensor<T, SA>& a, const Tensor<T, SB>& b) {
     std::int64_t oa = 0, ob = 0;
     const std::int64_t block = n * m;
     for (T* cblock = c; cblock != c + total; cblock += block) {
-        backend::cpu::gemm<T>(n, m, k, a.data() + oa, as0, as1, b.data() + ob, bs0, bs1, cblock, m);
+        kernels::gemm<T>(n, m, k, a.data() + oa, as0, as1, b.data() + ob, bs0, bs1, cblock, m);
         for (std::size_t d = nb; d-- > 0;) { // next batch index (odometer)
             ++idx[d];
             oa += sa[d];
@@ -247,7 +247,7 @@ auto linear_impl(const Tensor<T, SX>& x, const Tensor<T, SW>& w, const Bias* bia
     const std::int64_t ws0 = w.strides()[0], ws1 = w.strides()[1];
     const std::int64_t xs1 = x.strides()[rx - 1];
     if constexpr (rx == 1) {
-        backend::cpu::gemm<T>(1, out_features, in, x.data(), 0, xs1, w.data(), ws1, ws0, c,
+        kernels::gemm<T>(1, out_features, in, x.data(), 0, xs1, w.data(), ws1, ws0, c,
                               out_features, add_bias);
     } else {
         // The leading dims of x as one run of rows when their strides allow (always for a
@@ -263,7 +263,7 @@ auto linear_impl(const Tensor<T, SX>& x, const Tensor<T, SW>& w, const Bias* bia
                     row_stride = x.strides()[d];
                     break;
                 }
-            backend::cpu::gemm<T>(rows, out_features, in, x.data(), row_stride, xs1, w.data(), ws1,
+            kernels::gemm<T>(rows, out_features, in, x.data(), row_stride, xs1, w.data(), ws1,
                                   ws0, c, out_features, add_bias);
         } else {
             const std::int64_t n = x.sizes()[rx - 2];
@@ -271,7 +271,7 @@ auto linear_impl(const Tensor<T, SX>& x, const Tensor<T, SW>& w, const Bias* bia
             std::int64_t off = 0;
             for (std::int64_t r0 = 0; r0 < rows; r0 += n) {
                 T* cblock = c + r0 * out_features;
-                backend::cpu::gemm<T>(n, out_features, in, x.data() + off, row_stride, xs1,
+                kernels::gemm<T>(n, out_features, in, x.data() + off, row_stride, xs1,
                                       w.data(), ws1, ws0, cblock, out_features,
                                       [&](std::int64_t i0, std::int64_t i1, std::int64_t j0,
                                           std::int64_t j1) { add_bias(r0 + i0, r0 + i1, j0, j1); });

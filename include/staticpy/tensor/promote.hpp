@@ -197,6 +197,12 @@ struct functor_types_impl<F, fn::op_kind::select, Cond, Ops...> {
     using compute = common;
     using result = common;
 };
+template <class F, class Op, class... Params>
+struct functor_types_impl<F, fn::op_kind::parametric, Op, Params...> {
+    using checked = typename Op::element_type;
+    using compute = checked;
+    using result = checked;
+};
 template <class F, class Op>
 struct functor_types_impl<F, fn::op_kind::cast, Op> {
     using checked = typename Op::element_type;

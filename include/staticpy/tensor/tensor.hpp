@@ -33,6 +33,7 @@
 #include "staticpy/containers/slice.hpp"
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
+#include "staticpy/kernels/loop.hpp"
 #include "staticpy/tensor/dtype.hpp"
 #include "staticpy/tensor/shape.hpp"
 #include "staticpy/tensor/storage.hpp"
@@ -108,52 +109,12 @@ constexpr std::array<std::int64_t, R> contiguous_strides(const std::array<std::i
     return strides;
 }
 
-/// Calls f(offsets) for every index of `sizes` in row-major order, where offsets[k] is operand k's
-/// offset in elements: its start plus the index times its strides. The one strided walk behind
-/// fills, copies, casts and every elementwise op (an odometer over the outer dimensions around a
-/// strided innermost loop).
-template <std::size_t R, std::size_t K, class F>
-void for_each_offsets(const std::array<std::int64_t, R>& sizes, std::array<std::int64_t, K> offsets,
-                      const std::array<std::array<std::int64_t, R>, K>& strides, F&& f) {
-    for (std::int64_t e : sizes)
-        if (e == 0)
-            return;
-    if constexpr (R == 0) {
-        f(offsets);
-    } else {
-        std::array<std::int64_t, R> idx{};
-        const std::int64_t inner = sizes[R - 1];
-        while (true) {
-            std::array<std::int64_t, K> at = offsets;
-            for (std::int64_t k = 0; k < inner; ++k) {
-                f(at);
-                for (std::size_t j = 0; j < K; ++j)
-                    at[j] += strides[j][R - 1];
-            }
-            std::size_t d = R - 1;
-            while (true) {
-                if (d == 0)
-                    return;
-                --d;
-                ++idx[d];
-                for (std::size_t j = 0; j < K; ++j)
-                    offsets[j] += strides[j][d];
-                if (idx[d] < sizes[d])
-                    break;
-                for (std::size_t j = 0; j < K; ++j)
-                    offsets[j] -= strides[j][d] * sizes[d];
-                idx[d] = 0;
-            }
-        }
-    }
-}
-
-/// for_each_offsets of two operands: f(offset_a, offset_b).
+/// The strided walk (kernels::for_each_offsets) over two operands: f(offset_a, offset_b).
 template <std::size_t R, class F>
 void for_each_offset2(const std::array<std::int64_t, R>& sizes, std::int64_t a0,
                       const std::array<std::int64_t, R>& sa, std::int64_t b0,
                       const std::array<std::int64_t, R>& sb, F&& f) {
-    for_each_offsets<R, 2>(sizes, {a0, b0}, {sa, sb},
+    kernels::for_each_offsets<R, 2>(sizes, {a0, b0}, {sa, sb},
                            [&](const std::array<std::int64_t, 2>& o) { f(o[0], o[1]); });
 }
 
@@ -258,6 +219,17 @@ concept extent_arguments = (detail::is_extent_argument_v<Args> && ...);
     X(sigmoid)                                                                                     \
     X(relu)                                                                                        \
     X(gelu)                                                                                        \
+    X(sign)                                                                                        \
+    X(square)                                                                                      \
+    X(floor)                                                                                       \
+    X(ceil)                                                                                        \
+    X(round)                                                                                       \
+    X(expm1)                                                                                       \
+    X(log1p)                                                                                       \
+    X(reciprocal)                                                                                  \
+    X(erf)                                                                                         \
+    X(clamp)                                                                                       \
+    X(clip)                                                                                        \
     X(pow)                                                                                         \
     X(maximum)                                                                                     \
     X(minimum)                                                                                     \

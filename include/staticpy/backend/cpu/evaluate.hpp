@@ -49,21 +49,6 @@ struct results_of<Prog, std::index_sequence<S...>> {
     using type = std::tuple<decltype(slot_result_type<Prog, S>())...>;
 };
 
-/// Strides of a tensor of `sizes`/`strides` read over an iteration space `out` of rank R >= its
-/// rank (aligned to the right; 0 where it broadcasts).
-template <std::size_t R, std::size_t r>
-std::array<std::int64_t, R> broadcast_strides(const std::array<std::int64_t, r>& sizes,
-                                              const std::array<std::int64_t, r>& strides,
-                                              const std::array<std::int64_t, R>& out) {
-    static_assert(r <= R);
-    std::array<std::int64_t, R> s{};
-    for (std::size_t d = R - r; d < R; ++d) {
-        const std::size_t e = d - (R - r);
-        s[d] = (sizes[e] == 1 && out[d] != 1) ? 0 : strides[e];
-    }
-    return s;
-}
-
 /// The identity of reduction K's accumulator A (from its description, tensor/reductions.hpp).
 template <graph::reduce_kind K, class A>
 constexpr A reduce_identity() {
@@ -81,27 +66,6 @@ A reduce_combine(A acc, A v) {
     else
         return fn::add::apply(acc, v);
 }
-
-/// Where a fused kernel's values go when it stores them: out[o], or `width` elements from o with
-/// stride `step` (one vector store when contiguous). Held by value: the SIMD stores may alias
-/// anything, so a pointer reached through a reference would be reloaded at every store.
-template <class T>
-struct store_sink {
-    T* q;
-    std::int64_t step;
-    void operator()(std::int64_t o, T v) const { q[o] = v; }
-    template <class Batch>
-    void operator()(std::int64_t o, const Batch& batch) const {
-        if (step == 1) {
-            batch.store_unaligned(q + o);
-        } else {
-            alignas(64) T tmp[Batch::size];
-            batch.store_aligned(tmp);
-            for (std::size_t l = 0; l < Batch::size; ++l)
-                q[o + static_cast<std::int64_t>(l) * step] = tmp[l];
-        }
-    }
-};
 
 /// 1 for softmax, 2 for log_softmax, 0 for any other opaque op.
 template <class Op>
@@ -378,18 +342,19 @@ private:
             leaf_strides<R>(kern, std::array<std::int64_t, 2>{m, n}, out.strides());
         T* q = out.data();
         auto epilogue = [&](std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1) {
-            auto nest = simplify(std::array<std::int64_t, 2>{i1 - i0, j1 - j0}, strides);
+            auto nest = coalesce(std::array<std::int64_t, 2>{i1 - i0, j1 - j0}, strides);
             for (std::size_t l = 0; l < L + 1; ++l)
                 nest.base[l] = i0 * strides[l][0] + j0 * strides[l][1];
             const std::int64_t outer = nest.rank == 0 ? 1 : nest.sizes[0];
             for_each_run(nest, 0, outer,
                          [&](const std::array<std::int64_t, L + 1>& off, std::int64_t len,
                              const std::array<std::int64_t, L + 1>& inner) {
-                             kern.run(off, len, inner, detail::store_sink<T>{q, inner[L]},
-                                      detail::store_sink<T>{q, inner[L]});
+                             kernels::run(kern, off, len, inner,
+                                          kernels::store_sink<T>{q, inner[L]},
+                                          kernels::store_sink<T>{q, inner[L]});
                          });
         };
-        gemm(m, n, k, a.data(), a.strides()[0], a.strides()[1], b.data(), b.strides()[0],
+        kernels::gemm(m, n, k, a.data(), a.strides()[0], a.strides()[1], b.data(), b.strides()[0],
              b.strides()[1], q, out.strides()[0], epilogue);
         return out;
     }
@@ -417,7 +382,7 @@ private:
                         const auto& t = tensor<S>();
                         std::get<S>(k.data) = t.data();
                         strides[kernel_t<Root>::region::leaf_index[S]] =
-                            detail::broadcast_strides(t.sizes(), t.strides(), sizes);
+                            kernels::broadcast_strides(t.sizes(), t.strides(), sizes);
                     }
                 }(),
                 ...);
@@ -431,7 +396,7 @@ private:
     template <std::size_t Root, std::size_t R>
     auto prepare(kernel_t<Root>& k, const std::array<std::int64_t, R>& sizes,
                  const std::array<std::int64_t, R>& sink) const {
-        return simplify(sizes, leaf_strides<Root>(k, sizes, sink));
+        return coalesce(sizes, leaf_strides<Root>(k, sizes, sink));
     }
 
     template <std::size_t Root, class Out>
@@ -440,20 +405,7 @@ private:
         static_assert(std::is_same_v<T, typename Prog::template node_at<Root>::value_type>);
         kernel_t<Root> k;
         const auto nest = prepare<Root>(k, out.sizes(), out.strides());
-        if (out.numel() == 0)
-            return;
-        T* q = out.data();
-        const std::int64_t outer = nest.rank == 0 ? 1 : nest.sizes[0];
-        const int chunks = chunk_count(outer, threads_for(out.numel()), nest.rank <= 1 ? 4096 : 1);
-        constexpr std::size_t L = kernel_t<Root>::leaves;
-        parallel_chunks(outer, chunks, [&](std::int64_t b, std::int64_t e, int) {
-            for_each_run(nest, b, e,
-                         [&](const std::array<std::int64_t, L + 1>& off, std::int64_t len,
-                             const std::array<std::int64_t, L + 1>& inner) {
-                             k.run(off, len, inner, detail::store_sink<T>{q, inner[L]},
-                                   detail::store_sink<T>{q, inner[L]});
-                         });
-        });
+        kernels::store(k, nest, out.data(), out.numel());
     }
 
     // ---- fused reductions ----------------------------------------------------------------------
@@ -552,12 +504,12 @@ private:
     static void reduce_run(const kernel_t<Operand>& k, A* a, std::array<std::int64_t, K1> off,
                            std::int64_t len, const std::array<std::int64_t, K1>& inner) {
         constexpr std::size_t L = K1 - 1;
-        using T = typename kernel_t<Operand>::root_type;
+        using T = typename kernel_t<Operand>::value_type;
         auto scalar_sink = [&](std::int64_t o, T v) {
             a[o] = detail::reduce_combine<K>(a[o], static_cast<A>(v));
         };
         if (inner[L] != 0) { // the inner dim is kept: each element goes to its own output
-            k.run(off, len, inner, scalar_sink, [&](std::int64_t o, const auto& batch) {
+            kernels::run(k, off, len, inner, scalar_sink, [&](std::int64_t o, const auto& batch) {
                 alignas(64) T tmp[std::decay_t<decltype(batch)>::size];
                 batch.store_aligned(tmp);
                 for (std::size_t l = 0; l < std::size(tmp); ++l)
@@ -574,22 +526,14 @@ private:
             if constexpr (kernel_t<Operand>::simd) {
                 using B = typename kernel_t<Operand>::batch;
                 const B identity(static_cast<T>(detail::reduce_identity<K, A>()));
-                auto combine = [](const B& x, const B& y) {
-                    if constexpr (K == graph::reduce_kind::prod)
-                        return x * y;
-                    else if constexpr (K == graph::reduce_kind::amax)
-                        return simd_op<fn::maximum>::apply(x, y);
-                    else if constexpr (K == graph::reduce_kind::amin)
-                        return simd_op<fn::minimum>::apply(x, y);
-                    else
-                        return x + y;
-                };
+                // The reduction's own combine: its ops' apply() takes batches too.
+                auto combine = [](const B& x, const B& y) { return detail::reduce_combine<K>(x, y); };
                 B part = identity;
                 const std::int64_t done = k.fold_run(off, n, inner, part, identity, combine);
                 auto rest = off;
                 for (std::size_t j = 0; j < L; ++j)
                     rest[j] += done * inner[j];
-                k.run(rest, n - done, inner, scalar_sink,
+                kernels::run(k, rest, n - done, inner, scalar_sink,
                       [&](std::int64_t, const B& b) { part = combine(part, b); });
                 alignas(64) T tmp[B::size];
                 part.store_aligned(tmp);
@@ -598,7 +542,7 @@ private:
             } else
 #endif
             {
-                k.run(off, n, inner, scalar_sink, [](std::int64_t, const auto&) {});
+                kernels::run(k, off, n, inner, scalar_sink, [](std::int64_t, const auto&) {});
             }
             for (std::size_t j = 0; j < L; ++j)
                 off[j] += n * inner[j];

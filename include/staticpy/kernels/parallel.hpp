@@ -1,0 +1,69 @@
+#pragma once
+// How kernels share the cores: a kernel over n elements asks threads_for(n), splits its outermost
+// dim into chunk_count() pieces and runs them with parallel_chunks() (OpenMP when the build has
+// it, otherwise one piece after the other on the calling thread).
+//
+//   const int chunks = chunk_count(outer, threads_for(numel), 4096);
+//   parallel_chunks(outer, chunks, [&](std::int64_t begin, std::int64_t end, int chunk) { ... });
+
+#include <algorithm>
+#include <cstdint>
+
+#include "staticpy/core/threads.hpp"
+#include "staticpy/kernels/config.hpp"
+
+#if STATICPY_HAS_OPENMP
+#include <omp.h>
+#endif
+
+namespace staticpy::kernels {
+
+/// Below this many elements a kernel runs on one thread: starting a parallel region costs
+/// a few microseconds, which is the time a core needs for about this much elementwise work.
+inline constexpr std::int64_t parallel_threshold = 1 << 15;
+
+/// The threads a kernel may use: get_num_threads() less the cores DataLoader workers reserved.
+inline int available_threads() {
+#if STATICPY_HAS_OPENMP
+    const int t =
+        get_num_threads() - staticpy::detail::reserved_threads().load(std::memory_order_relaxed);
+    return t < 1 ? 1 : t;
+#else
+    return 1;
+#endif
+}
+
+/// The number of threads a kernel over n elements uses: 1 for small work.
+inline int threads_for(std::int64_t n) {
+    return n < parallel_threshold ? 1 : available_threads();
+}
+
+/// How many chunks parallel_chunks splits [0, extent) into for `threads` threads: chunks are at
+/// least `grain` long, so that small work stays on one thread.
+inline int chunk_count(std::int64_t extent, int threads, std::int64_t grain) {
+    if (threads <= 1 || extent <= grain)
+        return 1;
+    return static_cast<int>(std::min<std::int64_t>(threads, (extent + grain - 1) / grain));
+}
+
+/// Runs body(begin, end, chunk) for each of `chunks` contiguous pieces of [0, extent), in
+/// parallel when there is more than one.
+template <class Body>
+void parallel_chunks(std::int64_t extent, int chunks, Body&& body) {
+    if (chunks <= 1) {
+        body(std::int64_t{0}, extent, 0);
+        return;
+    }
+    const std::int64_t per = (extent + chunks - 1) / chunks;
+#if STATICPY_HAS_OPENMP
+#pragma omp parallel for num_threads(chunks) schedule(static)
+#endif
+    for (int c = 0; c < chunks; ++c) {
+        const std::int64_t b = c * per;
+        const std::int64_t e = std::min(extent, b + per);
+        if (b < e)
+            body(b, e, c);
+    }
+}
+
+} // namespace staticpy::kernels

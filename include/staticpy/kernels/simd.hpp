@@ -1,0 +1,45 @@
+#pragma once
+// kernels::math on xsimd batches: what lets one apply() per op (tensor/functors.hpp) run on a
+// whole SIMD register. Included by the kernels that run batches (kernels/elementwise.hpp, the
+// CPU backend); the tensor layer's op descriptions never name xsimd.
+//
+// Semantics are the scalar forms': max/min are maxps/minps (the second operand when either is
+// NaN, as a > b ? a : b), nearbyint rounds half to even. exp, log, tanh, ... are xsimd's (within
+// a few ulps of <cmath>'s).
+
+#include "staticpy/kernels/config.hpp"
+#include "staticpy/kernels/math.hpp"
+
+namespace staticpy::kernels {
+
+#if STATICPY_HAS_XSIMD
+
+template <class T, class A>
+struct batch_math<xsimd::batch<T, A>> {
+    using B = xsimd::batch<T, A>;
+    static B exp(const B& x) { return xsimd::exp(x); }
+    static B expm1(const B& x) { return xsimd::expm1(x); }
+    static B log(const B& x) { return xsimd::log(x); }
+    static B log1p(const B& x) { return xsimd::log1p(x); }
+    static B sqrt(const B& x) { return xsimd::sqrt(x); }
+    static B sin(const B& x) { return xsimd::sin(x); }
+    static B cos(const B& x) { return xsimd::cos(x); }
+    static B tanh(const B& x) { return xsimd::tanh(x); }
+    static B erf(const B& x) { return xsimd::erf(x); }
+    static B fabs(const B& x) { return xsimd::abs(x); }
+    static B floor(const B& x) { return xsimd::floor(x); }
+    static B ceil(const B& x) { return xsimd::ceil(x); }
+    static B nearbyint(const B& x) { return xsimd::nearbyint(x); }
+    static B pow(const B& a, const B& b) { return xsimd::pow(a, b); }
+    static auto isnan(const B& x) { return xsimd::isnan(x); }
+    template <class M>
+    static B select(const M& m, const B& a, const B& b) {
+        return xsimd::select(m, a, b);
+    }
+    static B max(const B& a, const B& b) { return xsimd::max(a, b); }
+    static B min(const B& a, const B& b) { return xsimd::min(a, b); }
+};
+
+#endif
+
+} // namespace staticpy::kernels
