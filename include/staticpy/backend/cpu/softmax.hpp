@@ -2,7 +2,8 @@
 // Row softmax and log_softmax over the last dim of contiguous rows, vectorised and threaded:
 // the graph evaluator's kernel for softmax(x, -1), the case every classifier head has.
 // Three passes over each row (max, exp and sum, scale), all while the row is in cache; the max
-// is subtracted first so that exp never overflows (softmax(x) == softmax(x - max)).
+// is subtracted first so that exp never overflows (softmax(x) == softmax(x - max)). exp is
+// kernels::exp (kernels/vmath.hpp, ≤ 1 ulp in float32): xsimd's exp was what bounded this kernel.
 //
 //   softmax_rows<false>(in, out, rows, cols);   // out[r, :] = softmax(in[r, :])
 
@@ -13,79 +14,112 @@
 #include "staticpy/backend/cpu/fused.hpp"
 #include "staticpy/backend/cpu/simd.hpp"
 #include "staticpy/kernels/config.hpp"
+#include "staticpy/kernels/vmath.hpp"
 
 namespace staticpy::backend::cpu {
 
+namespace softmax_detail {
+
+/// The row kernel's first choice failed (a NaN or +inf somewhere, or every element -inf): what
+/// the eager kernel gives, element by element, with NaN-propagating max and a double sum.
+template <bool Log, class T>
+void softmax_row_scalar(const T* x, T* y, std::int64_t n) {
+    T m = -std::numeric_limits<T>::infinity();
+    for (std::int64_t j = 0; j < n; ++j)
+        m = fn::maximum::apply(m, x[j]);
+    double total = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+        total += static_cast<double>(std::exp(x[i] - m));
+    for (std::int64_t i = 0; i < n; ++i)
+        y[i] = Log ? static_cast<T>(x[i] - m - static_cast<T>(std::log(total)))
+                   : static_cast<T>(std::exp(x[i] - m) / static_cast<T>(total));
+}
+
+} // namespace softmax_detail
+
 template <bool Log, class T>
 void softmax_row(const T* x, T* y, std::int64_t n) {
-    std::int64_t j = 0;
-    T m = -std::numeric_limits<T>::infinity();
-    bool nan = false;
 #if STATICPY_HAS_XSIMD
     using B = xsimd::batch<T>;
     constexpr auto W = static_cast<std::int64_t>(B::size);
-    if (n >= W) {
-        B vm(m);
-        for (; j + W <= n; j += W)
-            vm = simd_op<fn::maximum>::apply(vm, B::load_unaligned(x + j));
-        alignas(64) T tmp[B::size];
-        vm.store_aligned(tmp);
-        for (T v : tmp)
-            m = fn::maximum::apply(m, v);
+    constexpr T ninf = -std::numeric_limits<T>::infinity();
+    // Loop bounds fixed up front (whole pairs of batches, one more batch, the tail): with a
+    // constant n, g++ 12 -O3 misreads `j + W <= n` loops that leave j behind for the tail and
+    // warns of undefined behaviour (-Waggressive-loop-optimizations).
+    const std::int64_t pairs = n - n % (2 * W);
+    const std::int64_t whole = n - n % W;
+    // Pass 1, the max: plain max (maxps), two accumulators. It may drop a NaN, but a NaN or +inf
+    // anywhere makes pass 2's sum NaN, and that row is redone by the scalar kernel.
+    B m0(ninf), m1(ninf);
+    for (std::int64_t j = 0; j < pairs; j += 2 * W) {
+        m0 = xsimd::max(m0, B::load_unaligned(x + j));
+        m1 = xsimd::max(m1, B::load_unaligned(x + j + W));
     }
-#endif
-    for (; j < n; ++j)
-        m = fn::maximum::apply(m, x[j]);
-    nan = m != m;
-    if (nan || m == -std::numeric_limits<T>::infinity()) {
-        // NaN anywhere, or every element -inf: what the eager kernel gives, element by element.
-        double total = 0;
-        for (std::int64_t i = 0; i < n; ++i)
-            total += static_cast<double>(std::exp(x[i] - m));
-        for (std::int64_t i = 0; i < n; ++i)
-            y[i] = Log ? static_cast<T>(x[i] - m - static_cast<T>(std::log(total)))
-                       : static_cast<T>(std::exp(x[i] - m) / static_cast<T>(total));
-        return;
-    }
-    double total = 0;
-    j = 0;
-#if STATICPY_HAS_XSIMD
-    {
-        const B bm(m);
-        B vs(T(0));
-        for (; j + W <= n; j += W) {
-            const B e = xsimd::exp(B::load_unaligned(x + j) - bm);
-            if constexpr (!Log)
-                e.store_unaligned(y + j);
-            vs = vs + e;
+    if (whole > pairs)
+        m0 = xsimd::max(m0, B::load_unaligned(x + pairs));
+    alignas(64) T lanes[B::size];
+    xsimd::max(m0, m1).store_aligned(lanes);
+    T m = ninf;
+    for (T v : lanes)
+        m = v > m ? v : m;
+    for (std::int64_t j = whole; j < n; ++j)
+        m = x[j] > m ? x[j] : m;
+    if (m == ninf)
+        return softmax_detail::softmax_row_scalar<Log>(x, y, n);
+    // Pass 2: e^(x - m) <= 1 by kernels::exp, summed in two float accumulators (a row's lanes
+    // add ~n/W terms each, all <= 1), stored for softmax. The tail runs as one padded batch
+    // (x - m = 0 in the padding), so every element goes through the same function.
+    const B bm(m);
+    B s0(T(0)), s1(T(0));
+    for (std::int64_t j = 0; j < pairs; j += 2 * W) {
+        const B e0 = kernels::exp(B::load_unaligned(x + j) - bm);
+        const B e1 = kernels::exp(B::load_unaligned(x + j + W) - bm);
+        if constexpr (!Log) {
+            e0.store_unaligned(y + j);
+            e1.store_unaligned(y + j + W);
         }
-        total = static_cast<double>(xsimd::hadd(vs));
+        s0 = s0 + e0;
+        s1 = s1 + e1;
     }
-#endif
-    for (; j < n; ++j) {
-        const T e = std::exp(x[j] - m);
+    if (whole > pairs) {
+        const B e0 = kernels::exp(B::load_unaligned(x + pairs) - bm);
         if constexpr (!Log)
-            y[j] = e;
-        total += static_cast<double>(e);
+            e0.store_unaligned(y + pairs);
+        s0 = s0 + e0;
     }
-    j = 0;
+    double total = static_cast<double>(xsimd::hadd(s0 + s1));
+    if (n > whole) {
+        alignas(64) T tmp[B::size];
+        for (std::int64_t i = 0; i < W; ++i)
+            tmp[i] = whole + i < n ? x[whole + i] : m;
+        kernels::exp(B::load_aligned(tmp) - bm).store_aligned(tmp);
+        for (std::int64_t i = 0; i < n - whole; ++i) {
+            if constexpr (!Log)
+                y[whole + i] = tmp[i];
+            total += static_cast<double>(tmp[i]);
+        }
+    }
+    if (total != total)   // NaN or +inf in the row: the scalar kernel's NaNs
+        return softmax_detail::softmax_row_scalar<Log>(x, y, n);
+    // Pass 3: scale (softmax) or shift (log_softmax); the row is still in L1.
     if constexpr (Log) {
         const T shift = static_cast<T>(m + static_cast<T>(std::log(total)));
-#if STATICPY_HAS_XSIMD
-        for (const B bs(shift); j + W <= n; j += W)
+        const B bs(shift);
+        for (std::int64_t j = 0; j < whole; j += W)
             (B::load_unaligned(x + j) - bs).store_unaligned(y + j);
-#endif
-        for (; j < n; ++j)
+        for (std::int64_t j = whole; j < n; ++j)
             y[j] = x[j] - shift;
     } else {
         const T inv = static_cast<T>(1.0 / total);
-#if STATICPY_HAS_XSIMD
-        for (const B bi(inv); j + W <= n; j += W)
+        const B bi(inv);
+        for (std::int64_t j = 0; j < whole; j += W)
             (B::load_unaligned(y + j) * bi).store_unaligned(y + j);
-#endif
-        for (; j < n; ++j)
+        for (std::int64_t j = whole; j < n; ++j)
             y[j] = y[j] * inv;
     }
+#else
+    softmax_detail::softmax_row_scalar<Log>(x, y, n);
+#endif
 }
 
 /// softmax (or log_softmax) of each of `rows` contiguous rows of `cols` elements.
