@@ -242,3 +242,24 @@ TEST_CASE("passes: bias and activation after a matmul run in its epilogue") {
     auto col = randn(std::int64_t{5}, std::int64_t{1});
     graph_test::require_same(bc(row, w, col), matmul(row, w) + col, 1e-4, 1e-4);
 }
+
+TEST_CASE("passes: every node names its kind; a reduce node reads its reduction's description") {
+    auto f = [](auto x, auto s) { return (x * s + 1_c).sum(1_c); };
+    using P = program_t<decltype(f), X, float>;
+    // x, s, mul, 1, add, sum
+    STATIC_REQUIRE(P::size == 6);
+    STATIC_REQUIRE(node_t<P, 0>::kind == graph::node_kind::input);
+    STATIC_REQUIRE(node_t<P, 1>::kind == graph::node_kind::scalar);
+    STATIC_REQUIRE(node_t<P, 2>::kind == graph::node_kind::elementwise);
+    STATIC_REQUIRE(node_t<P, 3>::kind == graph::node_kind::constant);
+    STATIC_REQUIRE(node_t<P, 5>::kind == graph::node_kind::reduce);
+    STATIC_REQUIRE(std::is_same_v<typename node_t<P, 5>::reduction, reduction::sum>);
+    auto g = [](auto x, auto w) { return softmax(matmul(x, w), 1_c); };
+    using Q = program_t<decltype(g), X, Tensor<float, static_shape<8, 3>>>;
+    STATIC_REQUIRE(node_t<Q, 2>::kind == graph::node_kind::matmul);
+    STATIC_REQUIRE(node_t<Q, 3>::kind == graph::node_kind::opaque);
+    auto w = randn(8_c, 3_c);
+    auto h = [w](auto x) { return x.sum(0_c) * w.sum(1_c).sum(); };
+    using H = program_t<decltype(h), X>;
+    STATIC_REQUIRE(node_t<H, 2>::kind == graph::node_kind::captured);
+}

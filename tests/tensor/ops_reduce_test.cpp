@@ -1,5 +1,6 @@
 // Eager reductions and softmax against naive loops: every axis, keepdim, several axes, result
 // types (int sums are int64), NaN behaviour, stability of softmax, and PyTorch's error text.
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -12,6 +13,7 @@
 #include <staticpy/containers/list.hpp>
 #include <staticpy/tensor/creation.hpp>
 #include <staticpy/tensor/ops.hpp>
+#include <staticpy/tensor/reductions.hpp>
 
 #include "test_support.hpp"
 
@@ -292,4 +294,35 @@ TEST_CASE("reduce: errors with PyTorch's text", "[reduce][errors]") {
     CHECK(values(sum(e, 0_c)) == std::vector<float>{0, 0, 0});
     CHECK(std::isnan(values(mean(e, 0_c))[0]));
     CHECK(sum(e, 1_c).numel() == 0);
+}
+
+TEST_CASE("reduce: one description per reduction (tensor/reductions.hpp)", "[reduce]") {
+    // The types and identities that eager mode, the graph evaluator and the dumps all read.
+    STATIC_REQUIRE(std::is_same_v<reduction::sum::accumulator<float>, double>);
+    STATIC_REQUIRE(std::is_same_v<reduction::sum::result<std::int32_t>, std::int64_t>);
+    STATIC_REQUIRE(std::is_same_v<reduction::prod::result<bool>, std::int64_t>);
+    STATIC_REQUIRE(std::is_same_v<reduction::mean::result<float>, float>);
+    STATIC_REQUIRE(std::is_same_v<reduction::amax::accumulator<std::int32_t>, std::int32_t>);
+    STATIC_REQUIRE(reduction::prod::identity<double>() == 1.0);
+    STATIC_REQUIRE(reduction::amax::identity<float>() == -std::numeric_limits<float>::infinity());
+    STATIC_REQUIRE(reduction::amin::identity<std::int32_t>() ==
+                   std::numeric_limits<std::int32_t>::max());
+    STATIC_REQUIRE(std::is_same_v<reduction_of_t<reduce_kind::mean>, reduction::mean>);
+    CHECK(reduction::mean::finish<float>(6.0, 4) == 1.5f);
+    CHECK(std::isnan(reduction::mean::finish<float>(0.0, 0)));
+    // Of equal values the first is kept, in the description and so in eager max().
+    CHECK(!std::signbit(reduction::amax::combine(0.0f, -0.0f)));
+    CHECK(std::signbit(reduction::amin::combine(-0.0f, 0.0f)));
+    CHECK(!std::signbit(max(tensor<float>({0.0f, -0.0f})).item()));
+    CHECK(std::isnan(reduction::amax::combine(1.0f, std::numeric_limits<float>::quiet_NaN())));
+    // The empty-input check names the function called: max(x) over every element, amax over dims.
+    CHECK_THROWS_WITH(reduction::amax::check_input(std::array<std::int64_t, 1>{0},
+                                                   std::array<bool, 1>{true}, true),
+                      "max(): Expected reduction dim to be specified for input.numel() == 0. "
+                      "Specify the reduction dim with the 'dim' argument.");
+    CHECK_THROWS_WITH(reduction::amin::check_input(std::array<std::int64_t, 2>{2, 0},
+                                                   std::array<bool, 2>{false, true}, false),
+                      "amin(): Expected reduction dim 1 to have non-zero size.");
+    CHECK_NOTHROW(reduction::sum::check_input(std::array<std::int64_t, 1>{0},
+                                              std::array<bool, 1>{true}, true));
 }

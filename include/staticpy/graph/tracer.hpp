@@ -152,60 +152,46 @@ auto make_opaque(const Tracer<N>& x, const A&... args) {
 }
 } // namespace graph
 
-#define STATICPY_TRACED_REDUCTION(Name, Kind)                                                      \
+/// Name(x): reduction Kind of every element.
+#define STATICPY_TRACED_WHOLE_REDUCTION(Name, Kind)                                                \
     template <class N>                                                                             \
     auto Name(const Tracer<N>& x) {                                                                \
         return graph::make_reduce<graph::reduce_kind::Kind, std::false_type>(x,                    \
                                                                              graph::all_dims{});   \
-    }                                                                                              \
+    }
+/// Name(x, dim[, keepdim]): reduction Kind over dims.
+#define STATICPY_TRACED_DIMS_REDUCTION(Name, Kind)                                                 \
     template <class N, detail::reduce_dim Dim, class Keep = std::false_type>                       \
     auto Name(const Tracer<N>& x, const Dim& dim, Keep = {}) {                                     \
         return graph::make_reduce<graph::reduce_kind::Kind, Keep>(x, dim);                         \
     }
-STATICPY_TRACED_REDUCTION(sum, sum)
-STATICPY_TRACED_REDUCTION(prod, prod)
-STATICPY_TRACED_REDUCTION(mean, mean)
-#undef STATICPY_TRACED_REDUCTION
-
-/// amax/amin over dims; max(x)/min(x) of every element.
-template <class N, detail::reduce_dim Dim, class Keep = std::false_type>
-auto amax(const Tracer<N>& x, const Dim& dim, Keep = {}) {
-    return graph::make_reduce<graph::reduce_kind::amax, Keep>(x, dim);
-}
-template <class N, detail::reduce_dim Dim, class Keep = std::false_type>
-auto amin(const Tracer<N>& x, const Dim& dim, Keep = {}) {
-    return graph::make_reduce<graph::reduce_kind::amin, Keep>(x, dim);
-}
-template <class N>
-auto max(const Tracer<N>& x) {
-    return graph::make_reduce<graph::reduce_kind::amax, std::false_type>(x, graph::all_dims{});
-}
-template <class N>
-auto min(const Tracer<N>& x) {
-    return graph::make_reduce<graph::reduce_kind::amin, std::false_type>(x, graph::all_dims{});
-}
+STATICPY_TRACED_WHOLE_REDUCTION(sum, sum)
+STATICPY_TRACED_DIMS_REDUCTION(sum, sum)
+STATICPY_TRACED_WHOLE_REDUCTION(prod, prod)
+STATICPY_TRACED_DIMS_REDUCTION(prod, prod)
+STATICPY_TRACED_WHOLE_REDUCTION(mean, mean)
+STATICPY_TRACED_DIMS_REDUCTION(mean, mean)
+// amax/amin over dims; max(x)/min(x) of every element (max(x, dim), which also gives indices, has
+// no traced form).
+STATICPY_TRACED_DIMS_REDUCTION(amax, amax)
+STATICPY_TRACED_DIMS_REDUCTION(amin, amin)
+STATICPY_TRACED_WHOLE_REDUCTION(max, amax)
+STATICPY_TRACED_WHOLE_REDUCTION(min, amin)
+#undef STATICPY_TRACED_DIMS_REDUCTION
+#undef STATICPY_TRACED_WHOLE_REDUCTION
 
 /// softmax, log_softmax, var, argmax, argmin: their eager kernels, on the operand's tensor.
-template <class N, class... A>
-auto softmax(const Tracer<N>& x, const A&... args) {
-    return graph::make_opaque<graph::softmax_op>(x, args...);
-}
-template <class N, class... A>
-auto log_softmax(const Tracer<N>& x, const A&... args) {
-    return graph::make_opaque<graph::log_softmax_op>(x, args...);
-}
-template <class N, class... A>
-auto var(const Tracer<N>& x, const A&... args) {
-    return graph::make_opaque<graph::var_op>(x, args...);
-}
-template <class N, class... A>
-auto argmax(const Tracer<N>& x, const A&... args) {
-    return graph::make_opaque<graph::argmax_op>(x, args...);
-}
-template <class N, class... A>
-auto argmin(const Tracer<N>& x, const A&... args) {
-    return graph::make_opaque<graph::argmin_op>(x, args...);
-}
+#define STATICPY_TRACED_OPAQUE(Name)                                                               \
+    template <class N, class... A>                                                                 \
+    auto Name(const Tracer<N>& x, const A&... args) {                                              \
+        return graph::make_opaque<graph::Name##_op>(x, args...);                                   \
+    }
+STATICPY_TRACED_OPAQUE(softmax)
+STATICPY_TRACED_OPAQUE(log_softmax)
+STATICPY_TRACED_OPAQUE(var)
+STATICPY_TRACED_OPAQUE(argmax)
+STATICPY_TRACED_OPAQUE(argmin)
+#undef STATICPY_TRACED_OPAQUE
 
 /// torch.matmul with a Tracer on either side (a Tensor on the other is captured).
 template <class A, class B>
