@@ -55,6 +55,23 @@ TEST_CASE("jit: unary ops, both modes, lengths around the SIMD width") {
         both_modes(jit([](auto a) { return sigmoid(a); }), x);
         both_modes(jit([](auto a) { return relu(a); }), x);
         both_modes(jit([](auto a) { return gelu(a); }), x);
+        // The ops added as one description each (issue 9).
+        both_modes(jit([](auto a) { return log1p(a); }), p);
+        both_modes(jit([](auto a) { return expm1(a); }), x);
+        both_modes(jit([](auto a) { return erf(a); }), x);
+        both_modes(jit([](auto a) { return silu(a); }), x);
+        both_modes(jit([](auto a) { return softplus(a); }), x);
+        both_modes(jit([](auto a) { return softplus(a * 20.0f, 2.0, 5.0); }), x);
+        both_modes(jit([](auto a) { return leaky_relu(a, 0.2); }), x);
+        both_modes(jit([](auto a) { return clamp(a, -0.5, 0.5); }), x);
+        both_modes(jit([](auto a) { return a.clip(None, 0.25); }), x);
+        both_modes(jit([](auto a) { return sign(a); }), x);
+        both_modes(jit([](auto a) { return floor(a * 3.0f); }), x);
+        both_modes(jit([](auto a) { return ceil(a * 3.0f); }), x);
+        both_modes(jit([](auto a) { return round(a * 3.0f); }), x);
+        both_modes(jit([](auto a) { return square(a); }), x);
+        both_modes(jit([](auto a) { return reciprocal(a); }), p);
+        both_modes(jit([](auto a) { return clamp(relu(a) - 0.5f, -0.25, square(a)); }), x);
     }
 }
 

@@ -4,11 +4,13 @@
 // CPU backend); the tensor layer's op descriptions never name xsimd.
 //
 // Semantics are the scalar forms': max/min are maxps/minps (the second operand when either is
-// NaN, as a > b ? a : b), nearbyint rounds half to even. exp, log, tanh, ... are xsimd's (within
-// a few ulps of <cmath>'s).
+// NaN, as a > b ? a : b), nearbyint rounds half to even. exp, expm1, log, log1p, tanh and erf are
+// kernels/vmath.hpp's polynomials (within 2 ulps of <cmath>'s for float32); sqrt is exact; sin,
+// cos and pow are xsimd's.
 
 #include "staticpy/kernels/config.hpp"
 #include "staticpy/kernels/math.hpp"
+#include "staticpy/kernels/vmath.hpp"
 
 namespace staticpy::kernels {
 
@@ -17,15 +19,15 @@ namespace staticpy::kernels {
 template <class T, class A>
 struct batch_math<xsimd::batch<T, A>> {
     using B = xsimd::batch<T, A>;
-    static B exp(const B& x) { return xsimd::exp(x); }
-    static B expm1(const B& x) { return xsimd::expm1(x); }
-    static B log(const B& x) { return xsimd::log(x); }
-    static B log1p(const B& x) { return xsimd::log1p(x); }
+    static B exp(const B& x) { return kernels::exp(x); }
+    static B expm1(const B& x) { return kernels::expm1(x); }
+    static B log(const B& x) { return kernels::log(x); }
+    static B log1p(const B& x) { return kernels::log1p(x); }
     static B sqrt(const B& x) { return xsimd::sqrt(x); }
     static B sin(const B& x) { return xsimd::sin(x); }
     static B cos(const B& x) { return xsimd::cos(x); }
-    static B tanh(const B& x) { return xsimd::tanh(x); }
-    static B erf(const B& x) { return xsimd::erf(x); }
+    static B tanh(const B& x) { return kernels::tanh(x); }
+    static B erf(const B& x) { return kernels::erf(x); }
     static B fabs(const B& x) { return xsimd::abs(x); }
     static B floor(const B& x) { return xsimd::floor(x); }
     static B ceil(const B& x) { return xsimd::ceil(x); }

@@ -12,7 +12,6 @@
 #include <limits>
 
 #include "staticpy/backend/cpu/fused.hpp"
-#include "staticpy/backend/cpu/simd.hpp"
 #include "staticpy/kernels/config.hpp"
 #include "staticpy/kernels/vmath.hpp"
 
