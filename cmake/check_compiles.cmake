@@ -11,6 +11,7 @@ foreach(_var CF_SOURCE CF_FLAGS_FILE)
     endif()
 endforeach()
 include("${CF_FLAGS_FILE}")
+set(CF_NO_PCH TRUE)  # a header alone: nothing precompiled before it
 include("${CMAKE_CURRENT_LIST_DIR}/staticpy_compile_command.cmake")
 
 execute_process(COMMAND ${_cmd} "${CF_SOURCE}"

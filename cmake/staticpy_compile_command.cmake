@@ -1,11 +1,16 @@
 # Script-mode helper (include() it from a `cmake -P` script after including a flags file written
-# by StaticpyCompileFail.cmake): sets _cmd to the command line that compiles one C++20 file
-# against that target with -fsyntax-only and the project's warnings as errors, the target's include
-# directories (dependencies as -isystem), definitions and options, and sets an English, ASCII
-# locale for the compiler's messages. The caller appends its own -D flags and the source file.
+# by StaticpyCompileFail.cmake). Sets
+#   _cmd_base  the compiler with the C++20 flags, the project's warnings as errors, and the include
+#              directories (dependencies as -isystem), definitions and options of the target;
+#   _cmd       _cmd_base + "-x c++ -fsyntax-only" and, unless CF_NO_PCH is set, the precompiled
+#              staticpy/staticpy.hpp when it exists and is newer than every staticpy header
+#              (_cmd_pch_note says which);
+#   _cmd_no_pch  the same without the precompiled header (clang 14 crashes on a few cases with
+#              one: the checks retry a crashed compile with this);
+# and an English, ASCII locale for the compiler's messages. The caller appends its own -D flags
+# and the source file.
 
-set(_cmd "${CF_COMPILER}" ${CF_CXX_FLAGS}
-    -x c++ -std=c++20 -fsyntax-only
+set(_cmd_base "${CF_COMPILER}" ${CF_CXX_FLAGS} -std=c++20
     -Wall -Wextra -Wpedantic -Werror
     -fdiagnostics-color=never -fmessage-length=0)
 
@@ -19,17 +24,41 @@ foreach(_dir IN LISTS CF_INCLUDE_DIRS)
     endif()
     string(FIND "${_dir}" "${CF_PROJECT_SOURCE_DIR}/" _own)
     if(_own EQUAL 0)
-        list(APPEND _cmd "-I${_dir}")        # staticpy's headers: warnings apply
+        list(APPEND _cmd_base "-I${_dir}")        # staticpy's headers: warnings apply
     else()
-        list(APPEND _cmd -isystem "${_dir}") # dependencies (Boost, ...): as the build does
+        list(APPEND _cmd_base -isystem "${_dir}") # dependencies (Boost, ...): as the build does
     endif()
 endforeach()
 foreach(_def IN LISTS CF_DEFINITIONS)
     if(NOT _def STREQUAL "")
-        list(APPEND _cmd "-D${_def}")
+        list(APPEND _cmd_base "-D${_def}")
     endif()
 endforeach()
-list(APPEND _cmd ${CF_OPTIONS})
+list(APPEND _cmd_base ${CF_OPTIONS})
+
+set(_cmd ${_cmd_base} -x c++ -fsyntax-only)
+set(_cmd_no_pch ${_cmd})
+set(_cmd_pch_note "")
+if(NOT CF_NO_PCH AND CF_PCH AND NOT CF_BUILDING_PCH)
+    set(_fresh FALSE)
+    if(EXISTS "${CF_PCH}")
+        set(_fresh TRUE)
+        file(GLOB_RECURSE _headers "${CF_PROJECT_SOURCE_DIR}/include/*.hpp")
+        foreach(_header IN LISTS _headers)
+            if("${_header}" IS_NEWER_THAN "${CF_PCH}")
+                set(_fresh FALSE)
+                break()
+            endif()
+        endforeach()
+    endif()
+    if(_fresh AND CF_COMPILER_ID STREQUAL "GNU")
+        list(APPEND _cmd -include "${CF_PCH_HEADER}")   # g++ picks up the .gch beside it
+    elseif(_fresh)
+        list(APPEND _cmd -include-pch "${CF_PCH}")
+    else()
+        set(_cmd_pch_note "(the precompiled header ${CF_PCH} is missing or older than a header: compiled without it; build the project to refresh it)")
+    endif()
+endif()
 
 set(ENV{LC_ALL} C)
 set(ENV{LANG} C)
