@@ -89,23 +89,19 @@ TEST_CASE("added ops: silu, softplus and leaky_relu as torch.nn.functional's") {
     const auto x = inputs();
     const auto t = from_vector(x);
     check_against(x, values(silu(t)), [](double v) { return v / (1 + std::exp(-v)); });
-    check_against(x, values(softplus(t)), [](double v) {
-        return v > 20 ? v : std::log1p(std::exp(v));
-    });
-    check_against(x, values(softplus(t, 2.0, 10.0)), [](double v) {
-        return 2 * v > 10 ? v : std::log1p(std::exp(2 * v)) / 2;
-    });
+    check_against(x, values(softplus(t)),
+                  [](double v) { return v > 20 ? v : std::log1p(std::exp(v)); });
+    check_against(x, values(softplus(t, 2.0, 10.0)),
+                  [](double v) { return 2 * v > 10 ? v : std::log1p(std::exp(2 * v)) / 2; });
     // Above the threshold softplus is x itself (no overflow in exp).
     CHECK(values(softplus(from_vector(std::vector<float>{30.0f, 100.0f}))) ==
           std::vector<float>{30.0f, 100.0f});
     CHECK(values(softplus(from_vector(std::vector<float>{0.0f})))[0] ==
           Approx(std::log(2.0)).epsilon(1e-6));
-    check_against(x, values(leaky_relu(t)), [](double v) {
-        return v > 0 ? v : v * static_cast<double>(0.01f);
-    });
-    check_against(x, values(leaky_relu(t, 0.2)), [](double v) {
-        return v > 0 ? v : v * static_cast<double>(0.2f);
-    });
+    check_against(x, values(leaky_relu(t)),
+                  [](double v) { return v > 0 ? v : v * static_cast<double>(0.01f); });
+    check_against(x, values(leaky_relu(t, 0.2)),
+                  [](double v) { return v > 0 ? v : v * static_cast<double>(0.2f); });
     // The parameters are converted to the tensor's type: a float64 tensor stays float64.
     auto d = from_vector(std::vector<double>{-1.0, 2.0});
     STATIC_REQUIRE(std::is_same_v<decltype(leaky_relu(d, 0.5f))::value_type, double>);
@@ -151,15 +147,12 @@ TEST_CASE("added ops: sign, floor, ceil, round (half to even), square, reciproca
 TEST_CASE("added ops: clamp and clip, one or both bounds, promotion, NaN") {
     const auto x = inputs();
     const auto t = from_vector(x);
-    check_against(x, values(clamp(t, -1.0, 2.0)), [](double v) {
-        return std::isnan(v) ? v : std::min(std::max(v, -1.0), 2.0);
-    });
-    check_against(x, values(clamp(t, -1.0)), [](double v) {
-        return std::isnan(v) ? v : std::max(v, -1.0);
-    });
-    check_against(x, values(clamp(t, None, 2.0)), [](double v) {
-        return std::isnan(v) ? v : std::min(v, 2.0);
-    });
+    check_against(x, values(clamp(t, -1.0, 2.0)),
+                  [](double v) { return std::isnan(v) ? v : std::min(std::max(v, -1.0), 2.0); });
+    check_against(x, values(clamp(t, -1.0)),
+                  [](double v) { return std::isnan(v) ? v : std::max(v, -1.0); });
+    check_against(x, values(clamp(t, None, 2.0)),
+                  [](double v) { return std::isnan(v) ? v : std::min(v, 2.0); });
     CHECK(same_values(values(clip(t, -1.0, 2.0)), values(t.clamp(-1.0, 2.0))));
     CHECK(same_values(values(t.clip(None, 2.0)), values(clamp(t, None, 2.0))));
     // min > max: every element is max, as PyTorch documents.

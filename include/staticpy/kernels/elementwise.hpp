@@ -34,8 +34,8 @@ using batch_t = xsimd::batch<T>;
 
 /// Whether values of T can be computed in batches at all (float and double, with xsimd).
 template <class T>
-inline constexpr bool simd_type_v =
-    STATICPY_HAS_XSIMD && (std::is_same_v<T, float> || std::is_same_v<T, double>);
+inline constexpr bool simd_type_v = STATICPY_HAS_XSIMD &&
+                                    (std::is_same_v<T, float> || std::is_same_v<T, double>);
 
 /// Where a kernel's values go when it stores them: q[o], or `width` elements from o with stride
 /// `step` (one vector store when contiguous). Held by value: the SIMD stores may alias anything,
@@ -131,12 +131,12 @@ void store(const K& k, const loop_nest<R, K::leaves + 1>& nest, typename K::valu
     const std::int64_t outer = nest.outer();
     const int chunks = chunk_count(outer, threads_for(numel), nest.rank <= 1 ? 4096 : 1);
     parallel_chunks(outer, chunks, [&](std::int64_t begin, std::int64_t end, int) {
-        for_each_run(nest, begin, end,
-                     [&](const std::array<std::int64_t, L + 1>& off, std::int64_t len,
-                         const std::array<std::int64_t, L + 1>& inner) {
-                         run(k, off, len, inner, store_sink<T>{q, inner[L]},
-                             store_sink<T>{q, inner[L]});
-                     });
+        for_each_run(
+            nest, begin, end,
+            [&](const std::array<std::int64_t, L + 1>& off, std::int64_t len,
+                const std::array<std::int64_t, L + 1>& inner) {
+                run(k, off, len, inner, store_sink<T>{q, inner[L]}, store_sink<T>{q, inner[L]});
+            });
     });
 }
 

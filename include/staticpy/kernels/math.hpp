@@ -45,7 +45,7 @@ constexpr X splat(C c) {
     return X(static_cast<element_t<X>>(c));
 }
 
-#define STATICPY_MATH_UNARY(name, scalar)                                                         \
+#define STATICPY_MATH_UNARY(name, scalar)                                                          \
     template <class X>                                                                             \
     X name(const X& x) {                                                                           \
         if constexpr (is_scalar_v<X>)                                                              \
@@ -84,6 +84,15 @@ constexpr auto isnan(const X& x) {
         return x != x;
     else
         return batch_math<X>::isnan(x);
+}
+
+/// a || b for a bool, lane by lane for a batch's masks.
+template <class M>
+constexpr M either(const M& a, const M& b) {
+    if constexpr (std::is_same_v<M, bool>)
+        return a || b;
+    else
+        return a | b;
 }
 
 /// m ? a : b, lane by lane for batches.

@@ -58,8 +58,8 @@ STATICPY_VMATH_INLINE B horner(const B& x, float c0, C... cs) {
 }
 
 inline constexpr float log2e = 1.44269504088896341f;
-inline constexpr float ln2_hi = 0.693145751953125f;   // ln2 rounded to 15 significant bits
-inline constexpr float ln2_lo = 1.42860677e-06f;      // ln2 - ln2_hi, rounded
+inline constexpr float ln2_hi = 0.693145751953125f; // ln2 rounded to 15 significant bits
+inline constexpr float ln2_lo = 1.42860677e-06f;    // ln2 - ln2_hi, rounded
 // 1.5 * 2^23: adding it rounds a float below 2^22 in magnitude to an integer, which then sits
 // in the low mantissa bits (no float->int conversion needed, and no rounding-mode dependence
 // beyond round-to-nearest).
@@ -68,8 +68,8 @@ inline constexpr float shifter = 12582912.0f;
 /// e^r - 1 - r ≈ r^2 Q(r) for |r| <= ln2/2 (degree 5, error 0.04 x 2^-24 relative to e^r - 1).
 template <class B>
 STATICPY_VMATH_INLINE B expm1_reduced(const B& r) {
-    const B q = horner(r, 0.5f, 0.1666666567325592f, 0.041666362434625626f,
-                       0.008333389647305012f, 0.0013940617209300399f, 0.00019845877250190824f);
+    const B q = horner(r, 0.5f, 0.1666666567325592f, 0.041666362434625626f, 0.008333389647305012f,
+                       0.0013940617209300399f, 0.00019845877250190824f);
     return xsimd::fma(r * r, q, r);
 }
 
@@ -110,7 +110,7 @@ STATICPY_VMATH_INLINE B log_reduced(const B& f, const B& k, const B& extra) {
     const B s = xsimd::fma(f, q, B(-0.5f));
     B inner = xsimd::fma(f * f, s, f) + extra;
     inner = xsimd::fma(k, B(ln2_lo), inner);
-    return xsimd::fma(k, B(ln2_hi), inner);   // k * ln2_hi is exact: the one rounding is here
+    return xsimd::fma(k, B(ln2_hi), inner); // k * ln2_hi is exact: the one rounding is here
 }
 
 /// Splits a positive normal x into 2^k m, m in [sqrt(1/2), sqrt(2)); returns m - 1 (exact).
@@ -148,7 +148,7 @@ B exp(const B& x) {
         return xsimd::exp(x);
     } else {
         const B ax = xsimd::abs(x);
-        if (xsimd::all(ax <= B(87.0f)))   // also false for NaN: the general path handles it
+        if (xsimd::all(ax <= B(87.0f))) // also false for NaN: the general path handles it
             return exp_normal(x);
         // General path: n can reach [-150, 128], outside the normal exponents. 2^n is applied as
         // 2^(n/2) 2^(n - n/2), both normal; the last multiply rounds once into the subnormals
@@ -244,7 +244,7 @@ B expm1(const B& x) {
         B y = xsimd::fma(scale, expm1_reduced(r), scale - B(1.0f));
         if (xsimd::any(x > B(80.0f)))
             y = xsimd::select(x > B(80.0f), kernels::exp(x), y);
-        return xsimd::select((x == B(0.0f)) | xsimd::isnan(x), x, y);   // ±0 keeps its sign; NaN
+        return xsimd::select((x == B(0.0f)) | xsimd::isnan(x), x, y); // ±0 keeps its sign; NaN
     }
 }
 
@@ -280,20 +280,19 @@ B erf(const B& x) {
         const B y = ax * ax;
         // |x| < 0.875: x (2/sqrt(pi) + x^2 R(x^2)), 2/sqrt(pi) as hi + lo so that x * hi is
         // rounded only once, inside the FMA (hi alone is 0.9 x 2^-24 off).
-        const B rr = horner(y, -0.37612637877464294f, 0.11283789575099945f,
-                            -0.026865972205996513f, 0.00522291986271739f,
-                            -0.0008517815731465816f, 0.00011564896703930572f,
+        const B rr = horner(y, -0.37612637877464294f, 0.11283789575099945f, -0.026865972205996513f,
+                            0.00522291986271739f, -0.0008517815731465816f, 0.00011564896703930572f,
                             -1.0708529771363828e-05f);
-        const B small =
-            xsimd::fma(ax, B(1.128379225730896f), ax * xsimd::fma(y, rr, B(-5.8635382771399236e-08f)));
+        const B small = xsimd::fma(ax, B(1.128379225730896f),
+                                   ax * xsimd::fma(y, rr, B(-5.8635382771399236e-08f)));
         // 0.875 <= |x| <= 4: 1 - e^(-x^2) G(x - 2.4375), G ≈ erfc(x) e^(x^2), smooth there;
         // erf(4) is 1 in float32, so the clamp changes nothing but keeps G in its fitted range.
         const B z = xsimd::min(ax, B(4.0f));
-        const B g = horner(z - B(2.4375f), 0.21555235981941223f, -0.0775647684931755f,
-                           0.02648427151143551f, -0.00863898266106844f, 0.002806216711178422f,
-                           -0.0006872307858429849f, 0.00023945253633428365f,
-                           -0.00019915480515919626f, -9.295254858443514e-05f,
-                           -3.8067861169110984e-05f);
+        const B g =
+            horner(z - B(2.4375f), 0.21555235981941223f, -0.0775647684931755f, 0.02648427151143551f,
+                   -0.00863898266106844f, 0.002806216711178422f, -0.0006872307858429849f,
+                   0.00023945253633428365f, -0.00019915480515919626f, -9.295254858443514e-05f,
+                   -3.8067861169110984e-05f);
         const B big = xsimd::fnma(exp_normal(-(z * z)), g, B(1.0f));
         return xsimd::select(ax >= B(0.875f), big, small) | sign_of(x);
     }

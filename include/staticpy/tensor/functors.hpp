@@ -327,8 +327,9 @@ struct maximum : op_base {
         if constexpr (std::is_integral_v<T>)
             return a > b ? a : b;
         else // a NaN on either side wins; a + b is that NaN
-            return detail::math::select(detail::math::isnan(a) | detail::math::isnan(b), a + b,
-                                        detail::math::max(a, b));
+            return detail::math::select(
+                detail::math::either(detail::math::isnan(a), detail::math::isnan(b)), a + b,
+                detail::math::max(a, b));
     }
     static std::string cpp(std::string_view a, std::string_view b) {
         const std::string x(a), y(b);
@@ -347,8 +348,9 @@ struct minimum : op_base {
         if constexpr (std::is_integral_v<T>)
             return a < b ? a : b;
         else
-            return detail::math::select(detail::math::isnan(a) | detail::math::isnan(b), a + b,
-                                        detail::math::min(a, b));
+            return detail::math::select(
+                detail::math::either(detail::math::isnan(a), detail::math::isnan(b)), a + b,
+                detail::math::min(a, b));
     }
     static std::string cpp(std::string_view a, std::string_view b) {
         const std::string x(a), y(b);
@@ -486,9 +488,8 @@ struct sign : op_base {
             return a > 0 ? T(1) : a < 0 ? T(-1) : T(0);
         } else {
             const T zero = detail::splat<T>(0);
-            return detail::math::select(
-                a > zero, detail::splat<T>(1),
-                detail::math::select(a < zero, detail::splat<T>(-1), zero));
+            return detail::math::select(a > zero, detail::splat<T>(1),
+                                        detail::math::select(a < zero, detail::splat<T>(-1), zero));
         }
     }
     static std::string cpp(std::string_view a) {
@@ -615,8 +616,8 @@ struct silu : op_base {
         return a / (detail::splat<T>(1) + detail::math::exp(-a));
     }
     static std::string cpp(std::string_view a) {
-        return "(" + std::string(a) + " / (1 + " + detail::call("std::exp", detail::prefix('-', a)) +
-               "))";
+        return "(" + std::string(a) + " / (1 + " +
+               detail::call("std::exp", detail::prefix('-', a)) + "))";
     }
 };
 
@@ -650,8 +651,7 @@ struct softplus : op_base {
         return detail::math::select(scaled > threshold, a,
                                     detail::math::log1p(detail::math::exp(scaled)) / beta);
     }
-    static std::string cpp(std::string_view a, std::string_view beta,
-                           std::string_view threshold) {
+    static std::string cpp(std::string_view a, std::string_view beta, std::string_view threshold) {
         const std::string scaled = detail::infix(a, "*", beta);
         return "(" + scaled + " > " + std::string(threshold) + " ? " + std::string(a) + " : " +
                detail::call("std::log1p", detail::call("std::exp", scaled)) + " / " +

@@ -170,7 +170,8 @@ struct elementwise_kernel {
     Result at(const offsets_t& off) const {
         return [&]<std::size_t... I>(std::index_sequence<I...>) {
             return static_cast<Result>(F::apply(value<I>(off)...));
-        }(std::index_sequence_for<Args...>{});
+        }
+        (std::index_sequence_for<Args...>{});
     }
 
 #if STATICPY_HAS_XSIMD
@@ -191,7 +192,8 @@ struct elementwise_kernel {
         batch at(const offsets_t& off, const offsets_t& inner) const {
             return [&]<std::size_t... I>(std::index_sequence<I...>) {
                 return F::apply(read<I, AllUnit>(off, inner)...);
-            }(std::index_sequence_for<Args...>{});
+            }
+            (std::index_sequence_for<Args...>{});
         }
         template <std::size_t I, bool AllUnit>
         batch read(const offsets_t& off, const offsets_t& inner) const {
@@ -210,10 +212,11 @@ struct elementwise_kernel {
     batch_reader batches() const {
         batch_reader b;
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((std::get<I>(b.slots) = typename batch_reader::template slot_t<I>(
-                  std::get<I>(operands))),
+            ((std::get<I>(b.slots) =
+                  typename batch_reader::template slot_t<I>(std::get<I>(operands))),
              ...);
-        }(std::index_sequence_for<Args...>{});
+        }
+        (std::index_sequence_for<Args...>{});
         return b;
     }
 #endif
@@ -239,8 +242,7 @@ auto elementwise_impl(std::index_sequence<I...>, const Args&... args) {
                     kernels::broadcast_strides(args.sizes(), args.strides(), s.sizes());
         }(),
         ...);
-    kernels::store(kernel(args...), kernels::coalesce(s.sizes(), strides), out.data(),
-                   out.numel());
+    kernels::store(kernel(args...), kernels::coalesce(s.sizes(), strides), out.data(), out.numel());
     return out;
 }
 

@@ -116,7 +116,8 @@ struct region_kernel {
                          const Convert& convert) {
         [&]<std::size_t... S>(std::index_sequence<S...>) {
             (evaluate_slot<S>(v, read, number, convert), ...);
-        }(std::make_index_sequence<N>{});
+        }
+        (std::make_index_sequence<N>{});
     }
     template <std::size_t S, class Values, class Read, class Number, class Convert>
     static void evaluate_slot(Values& v, const Read& read, const Number& number,
@@ -129,18 +130,17 @@ struct region_kernel {
             else if constexpr (graph::is_number_node_v<node>)
                 std::get<S>(v) = number(std::integral_constant<std::size_t, S>{});
             else
-                std::get<S>(v) = apply_node<S, V>(v, convert,
-                                                  std::make_index_sequence<
-                                                      Prog::template instr_at<S>::arity>{});
+                std::get<S>(v) = apply_node<S, V>(
+                    v, convert, std::make_index_sequence<Prog::template instr_at<S>::arity>{});
         }
     }
     template <std::size_t S, class V, class Values, class Convert, std::size_t... I>
     static V apply_node(const Values& v, const Convert& convert, std::index_sequence<I...>) {
         constexpr auto ops = Prog::template instr_at<S>::operands;
         using F = typename Prog::template node_at<S>::functor;
-        return static_cast<V>(F::apply(convert(std::integral_constant<std::size_t, S>{},
-                                               std::integral_constant<std::size_t, I>{},
-                                               std::get<ops[I]>(v))...));
+        return static_cast<V>(
+            F::apply(convert(std::integral_constant<std::size_t, S>{},
+                             std::integral_constant<std::size_t, I>{}, std::get<ops[I]>(v))...));
     }
 
     template <std::size_t S>
@@ -152,8 +152,7 @@ struct region_kernel {
     value_type at(const offsets_t& off) const {
         scalar_values_t v{};
         evaluate(
-            v,
-            [&](auto s) { return std::get<s()>(data)[off[region::leaf_index[s()]]]; },
+            v, [&](auto s) { return std::get<s()>(data)[off[region::leaf_index[s()]]]; },
             [&](auto s) { return number_value<s()>(); },
             [](auto s, auto i, const auto& x) {
                 using node = typename Prog::template node_at<s()>;
@@ -203,11 +202,11 @@ struct region_kernel {
                 [&] {
                     if constexpr (region::member[S] &&
                                   graph::is_number_node_v<typename Prog::template node_at<S>>)
-                        std::get<S>(b.hoisted) =
-                            batch(static_cast<value_type>(number_value<S>()));
+                        std::get<S>(b.hoisted) = batch(static_cast<value_type>(number_value<S>()));
                 }(),
                 ...);
-        }(std::make_index_sequence<N>{});
+        }
+        (std::make_index_sequence<N>{});
         return b;
     }
 
