@@ -26,6 +26,7 @@
 #include "staticpy/kernels/gemm.hpp"
 #include "staticpy/tensor/broadcast.hpp"
 #include "staticpy/tensor/functors.hpp"
+#include "staticpy/tensor/ops_elementwise.hpp"
 #include "staticpy/tensor/tensor.hpp"
 
 namespace staticpy {
@@ -230,18 +231,28 @@ auto linear_impl(const Tensor<T, SX>& x, const Tensor<T, SW>& w, const Bias* bia
     T* c = out.data();
     if (out.numel() == 0)
         return out;
-    const T* bp = nullptr;
-    if constexpr (!std::is_same_v<Bias, void>)
-        bp = bias->data();
     // y = x . w^T: w read with its strides swapped, the bias added by the GEMM's epilogue while
-    // each block of y is still in cache.
+    // each block of y is still in cache, as the eager add's kernel over that block (y + b).
     const auto add_bias = [&](std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1) {
-        if (!bp)
-            return;
-        for (std::int64_t i = i0; i < i1; ++i) {
-            T* crow = c + i * out_features;
-            for (std::int64_t j = j0; j < j1; ++j)
-                crow[j] = fn::add::apply(crow[j], bp[j * bias_stride]);
+        if constexpr (!std::is_same_v<Bias, void>) {
+            using kernel = elementwise_kernel<fn::add, T, T, Tensor<T, result>, Bias>;
+            const std::array<std::int64_t, 2> y_strides{out_features, 1};
+            auto nest = kernels::coalesce(
+                std::array<std::int64_t, 2>{i1 - i0, j1 - j0},
+                std::array<std::array<std::int64_t, 2>, 3>{
+                    y_strides, std::array<std::int64_t, 2>{0, bias_stride}, y_strides});
+            const std::int64_t y0 = i0 * out_features + j0;
+            nest.base = {y0, j0 * bias_stride, y0};
+            const kernel k(out, *bias);
+            kernels::for_each_run(nest, 0, nest.outer(),
+                                  [&](const std::array<std::int64_t, 3>& off, std::int64_t len,
+                                      const std::array<std::int64_t, 3>& inner) {
+                                      kernels::run(k, off, len, inner,
+                                                   kernels::store_sink<T>{c, inner[2]},
+                                                   kernels::store_sink<T>{c, inner[2]});
+                                  });
+        } else {
+            (void)i0, (void)i1, (void)j0, (void)j1;
         }
     };
     const std::int64_t ws0 = w.strides()[0], ws1 = w.strides()[1];
