@@ -1,6 +1,6 @@
 #pragma once
-// Checks a README example's printed output against the comments it promises: in an example,
-// a line that calls print(...) ends with "// <what it prints>".
+// Checks a README or docs example's printed output against the comments it promises: in an
+// example, a line that calls print(...) ends with "// <what it prints>".
 
 #include <fstream>
 #include <iostream>
@@ -32,16 +32,16 @@ private:
     std::streambuf* previous_;
 };
 
-/// The "// ..." comments of the print lines in the n-th (1-based) cpp block of README.md.
-inline std::vector<std::string> promised_output(int n) {
-    std::ifstream file(std::string(STATICPY_TESTS_DIR) + "/../README.md");
+/// The "// ..." comments of the print lines in the n-th (1-based) ```cpp block of a markdown file.
+inline std::vector<std::string> promised_output(const std::string& markdown, int n) {
+    std::ifstream file(markdown);
     if (!file)
-        throw std::runtime_error("cannot open README.md");
+        throw std::runtime_error("cannot open " + markdown);
     std::vector<std::string> promised;
     int block = 0;
     bool inside = false;
     for (std::string line; std::getline(file, line);) {
-        if (!inside && line.rfind("```cpp", 0) == 0) {
+        if (!inside && line == "```cpp") {
             inside = ++block == n;
             continue;
         }
@@ -51,7 +51,7 @@ inline std::vector<std::string> promised_output(int n) {
             continue;
         const auto comment = line.rfind("// ");
         if (comment == std::string::npos)
-            throw std::runtime_error("README example " + std::to_string(n) +
+            throw std::runtime_error(markdown + " example " + std::to_string(n) +
                                      ": a print line without its // output: " + line);
         promised.push_back(line.substr(comment + 3));
     }
