@@ -1,25 +1,17 @@
 #pragma once
-// The whole of staticpy.   #include <staticpy/staticpy.hpp>
+// The whole of staticpy: every layer's umbrella.   #include <staticpy/staticpy.hpp>
+// A program that needs less includes less (benchmarks/README.md lists what each header costs):
+//   staticpy/containers.hpp   list, dict, slice, the builtins, repr and print
+//   staticpy/core.hpp         constants, literals, errors, repr/print, Generator, threads
+//   staticpy/tensor.hpp       Tensor, creation, the eager ops, printing
+//   staticpy/graph.hpp        tracing, passes and dumps, without a backend
+//   staticpy/jit.hpp          staticpy::jit on the CPU backend
+//   staticpy/data.hpp         torch.utils.data
 
-#include "staticpy/containers/convert.hpp"
-#include "staticpy/containers/dict.hpp"
-#include "staticpy/containers/iter.hpp"
-#include "staticpy/containers/list.hpp"
-#include "staticpy/containers/slice.hpp"
-#include "staticpy/core/config.hpp"
-#include "staticpy/core/constant.hpp"
-#include "staticpy/core/error.hpp"
-#include "staticpy/core/fixed_string.hpp"
-#include "staticpy/core/generator.hpp"
-#include "staticpy/core/print.hpp"
-#include "staticpy/core/repr.hpp"
-#include "staticpy/core/value.hpp"
+#include "staticpy/containers.hpp"
+#include "staticpy/core.hpp"
 #include "staticpy/data.hpp"
+#include "staticpy/graph.hpp"
 #include "staticpy/jit.hpp"
-#include "staticpy/tensor/creation.hpp"
-#include "staticpy/tensor/dtype.hpp"
-#include "staticpy/tensor/ops.hpp"
-#include "staticpy/tensor/print.hpp"
-#include "staticpy/tensor/shape.hpp"
-#include "staticpy/tensor/storage.hpp"
-#include "staticpy/tensor/tensor.hpp"
+#include "staticpy/kernels.hpp"
+#include "staticpy/tensor.hpp"

@@ -1,0 +1,16 @@
+#pragma once
+// The core layer: configuration and version, the error types, fixed_string and the literals
+// ("a"_s, 3_c), compile-time constants and values, type traits, repr/print, the random
+// Generator, the thread budget, Python index clamping.   #include <staticpy/core.hpp>
+
+#include "staticpy/core/config.hpp"
+#include "staticpy/core/constant.hpp"
+#include "staticpy/core/error.hpp"
+#include "staticpy/core/fixed_string.hpp"
+#include "staticpy/core/generator.hpp"
+#include "staticpy/core/index.hpp"
+#include "staticpy/core/print.hpp"
+#include "staticpy/core/repr.hpp"
+#include "staticpy/core/threads.hpp"
+#include "staticpy/core/traits.hpp"
+#include "staticpy/core/value.hpp"
