@@ -12,7 +12,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <type_traits>

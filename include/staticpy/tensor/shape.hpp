@@ -12,7 +12,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <ostream>
+#include <iosfwd>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -321,7 +321,10 @@ public:
         }
         out += "])";
     }
-    friend std::ostream& operator<<(std::ostream& os, const shape& s) {
+    /// Streams repr(s); a template so that only <iosfwd> is needed here.
+    template <class CharT, class Traits>
+    friend std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os,
+                                                         const shape& s) {
         std::string text;
         s.repr_into(text);
         return os << text;
@@ -388,7 +391,11 @@ public:
         return sizeof...(Fs) == 0;
     }
     void repr_into(std::string& out) const { out += "Size([])"; }
-    friend std::ostream& operator<<(std::ostream& os, const shape&) { return os << "Size([])"; }
+    template <class CharT, class Traits>
+    friend std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os,
+                                                         const shape&) {
+        return os << "Size([])";
+    }
 
 private:
     sizes_type sizes_{};

@@ -24,7 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <ostream>
+#include <iosfwd>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -516,7 +516,10 @@ public:
     void repr_into(std::string& out) const {
         detail::tensor_repr_into(out, *this);
     }
-    friend std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+    /// Streams repr(t); a template so that only <iosfwd> is needed here.
+    template <class CharT, class Traits>
+    friend std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os,
+                                                         const Tensor& t) {
         std::string text;
         t.repr_into(text);
         return os << text;
