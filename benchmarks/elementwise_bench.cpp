@@ -8,7 +8,8 @@
 //   chain5  y = sigmoid(x*a + b) * c - d / (1 + abs(x))
 //
 // x, c are tensors, a, b, d scalars. Eigen and xtensor assign into a preallocated array;
-// staticpy eager and libtorch eager return a new tensor per call (with their temporaries),
+// staticpy eager (each op one kernel of the loop graph mode runs, on every core or on one) and
+// libtorch eager return a new tensor per call (with their temporaries),
 // staticpy graph mode writes into a preallocated tensor (f.into(y, x, c)).
 //
 //   benchmarks/run_tensor_benchmarks.sh        (configure, build, run, Markdown table)
@@ -96,10 +97,12 @@ struct scalars {
 
 // ---- staticpy eager ---------------------------------------------------------------------------
 
-template <expr E>
+/// Threads = 0: every core (the kernels' OpenMP above its size threshold); 1: one thread.
+template <expr E, int Threads>
 void staticpy_eager(benchmark::State& state, std::int64_t n) {
     if (!fits_in_memory(state, eager_arrays(E), n))
         return;
+    const omp_threads_scope threads(Threads);
     tensor1d x = staticpy::empty<float>(n);
     tensor1d c = staticpy::empty<float>(n);
     fill(x.data(), static_cast<std::size_t>(n), 1);
@@ -248,7 +251,8 @@ void torch_eager(benchmark::State& state, std::int64_t n) {
 template <expr E>
 void add_expr(std::int64_t n) {
     const std::string e = name_of(E);
-    add(e + "/staticpy_eager", staticpy_eager<E>, n);
+    add(e + "/staticpy_eager", staticpy_eager<E, 0>, n);
+    add(e + "/staticpy_eager_1thread", staticpy_eager<E, 1>, n);
 #ifdef STATICPY_BENCH_HAVE_JIT
     add(e + "/staticpy_graph", staticpy_graph<E, 0>, n);
     add(e + "/staticpy_graph_1thread", staticpy_graph<E, 1>, n);
