@@ -352,6 +352,27 @@ TEST_CASE("jit: into() writes the output in place, also over an argument") {
     auto col = big.select(1, 1);
     f.into(col, x);
     require_same(col, x * 2.0f + 1.0f);
+    // softmax and log_softmax outputs: the row kernel writes into() straight into the output
+    // (contiguous), through a temporary when the output is strided or is the input itself, and
+    // the eager kernel along another dim.
+    auto logits = randn(5_c, 33_c, g);
+    auto probs = zeros(5_c, 33_c);
+    auto sm = jit([](auto a) { return softmax(a * 2.0f, -1_c); });
+    sm.into(probs, logits);
+    require_same(probs, softmax(logits * 2.0f, -1_c));
+    auto lsm = jit([](auto a) { return log_softmax(a, 1_c); });
+    auto probs_t = zeros(33_c, 5_c);
+    auto probs_view = probs_t.t();
+    lsm.into(probs_view, logits);
+    require_same(probs_view.contiguous(), log_softmax(logits, 1_c));
+    auto self = logits.contiguous() + 0.0f;
+    const auto expect_self = log_softmax(self, -1_c);
+    jit([](auto a) { return log_softmax(a, -1_c); }).into(self, self);
+    require_same(self, expect_self);
+    auto cols = zeros(5_c, 33_c);
+    jit([](auto a) { return softmax(a, 0_c); }).into(cols, logits);
+    require_same(cols, softmax(logits, 0_c));
+    require_same(sm(logits), softmax(logits * 2.0f, -1_c));
     auto wrong = zeros(std::int64_t{63});
     CHECK_THROWS_AS(f.into(wrong, x), RuntimeError);
     CHECK_THROWS_WITH(f.into(wrong, x),

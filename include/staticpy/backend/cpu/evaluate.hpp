@@ -49,24 +49,6 @@ struct results_of<Prog, std::index_sequence<S...>> {
     using type = std::tuple<decltype(slot_result_type<Prog, S>())...>;
 };
 
-/// The identity of reduction K's accumulator A (from its description, tensor/reductions.hpp).
-template <graph::reduce_kind K, class A>
-constexpr A reduce_identity() {
-    return reduction_of_t<K>::template identity<A>();
-}
-
-template <graph::reduce_kind K, class A>
-A reduce_combine(A acc, A v) {
-    if constexpr (K == graph::reduce_kind::prod)
-        return fn::mul::apply(acc, v);
-    else if constexpr (K == graph::reduce_kind::amax)
-        return fn::maximum::apply(acc, v);
-    else if constexpr (K == graph::reduce_kind::amin)
-        return fn::minimum::apply(acc, v);
-    else
-        return fn::add::apply(acc, v);
-}
-
 /// 1 for softmax, 2 for log_softmax, 0 for any other opaque op.
 template <class Op>
 struct softmax_kind : std::integral_constant<int, 0> {};
@@ -130,6 +112,19 @@ public:
         return d;
     }();
     using results_t = typename detail::results_of<Prog, std::make_index_sequence<N>>::type;
+    /// Whether slot S is an output computed straight into the caller's tensor rather than
+    /// materialized first: a softmax/log_softmax used only as an output (its row kernel writes
+    /// any contiguous buffer, so into() costs no temporary and no copy).
+    template <std::size_t S>
+    static constexpr bool direct_output() {
+        using node = typename Prog::template node_at<S>;
+        if constexpr (node::kind == graph::node_kind::opaque)
+            return detail::softmax_kind<typename node::op_type>::value != 0 &&
+                   graph::use_count<Prog, S>(Roots) == 1;
+        else
+            return false;
+    }
+
 
     evaluator(const graph::node_pointers_t<Prog>& nodes, const Args& args)
         : nodes_(nodes), args_(args) {}
@@ -146,7 +141,9 @@ public:
     template <std::size_t S>
     auto value() {
         using node = typename Prog::template node_at<S>;
-        if constexpr (node::materialized) {
+        if constexpr (direct_output<S>()) {
+            return opaque<S>(operand_tensor<Prog::template instr_at<S>::operands[0]>());
+        } else if constexpr (node::materialized) {
             return tensor<S>();
         } else if constexpr (epilogue_of<S>() != N) {
             return with_epilogue<S, epilogue_of<S>()>();
@@ -169,7 +166,14 @@ public:
         if (!std::equal(s.sizes().begin(), s.sizes().end(), out.sizes().begin(), out.sizes().end()))
             throw RuntimeError("jit into(): the output has shape " + repr(out.shape()) +
                                " but the result has shape " + repr(s));
-        if constexpr (node::materialized) {
+        if constexpr (direct_output<S>()) {
+            const auto in = operand_tensor<Prog::template instr_at<S>::operands[0]>();
+            if (out.is_contiguous() && !detail::unsafe_alias(out, in) &&
+                row_kernel_applies<S>(in))
+                softmax_rows_into<S>(in, out.data());
+            else
+                out.copy_(opaque<S>(in));
+        } else if constexpr (node::materialized) {
             out.copy_(tensor<S>()); // copy_ snapshots an overlapping source itself
         } else {
             // A leaf that overlaps out other than as the same view would be read after parts of
@@ -196,7 +200,9 @@ public:
     auto shape_of() const {
         using node = typename Prog::template node_at<S>;
         using shape_t = typename node::shape_type;
-        if constexpr (node::materialized) {
+        if constexpr (direct_output<S>()) {
+            return shape_t(shape_of<Prog::template instr_at<S>::operands[0]>());
+        } else if constexpr (node::materialized) {
             return tensor<S>().shape();
         } else if constexpr (graph::is_number_node_v<node>) {
             return shape_t{};
@@ -253,7 +259,7 @@ private:
     template <std::size_t S>
     void materialize() {
         using node_t = typename Prog::template node_at<S>;
-        if constexpr (node_t::materialized) {
+        if constexpr (node_t::materialized && !direct_output<S>()) {
             auto& out = std::get<S>(results_);
             constexpr auto ops = Prog::template instr_at<S>::operands;
             if constexpr (node_t::kind == graph::node_kind::input) {
@@ -272,14 +278,13 @@ private:
         }
     }
 
-    /// An opaque op: its eager implementation, but softmax/log_softmax over the last dim of
-    /// floating rows run the backend's row kernel.
+    /// Whether the backend's row kernel computes softmax/log_softmax slot S of t: floating rows
+    /// along the last dim.
     template <std::size_t S, class In>
-    auto opaque(const In& t) const {
+    bool row_kernel_applies(const In& t) const {
         using op_t = typename Prog::template node_at<S>::op_type;
-        using T = typename In::value_type;
-        if constexpr (detail::softmax_kind<op_t>::value != 0 && std::is_floating_point_v<T> &&
-                      In::rank >= 1) {
+        if constexpr (detail::softmax_kind<op_t>::value != 0 &&
+                      std::is_floating_point_v<typename In::value_type> && In::rank >= 1) {
             const auto& d = std::get<0>(node<S>().op.args);
             std::int64_t dim = 0;
             if constexpr (is_int_constant_v<std::remove_cvref_t<decltype(d)>>)
@@ -287,12 +292,34 @@ private:
             else
                 dim = static_cast<std::int64_t>(d);
             const auto rank = static_cast<std::int64_t>(In::rank);
-            if ((dim == -1 || dim == rank - 1) && t.numel() > 0) {
-                const auto c = t.contiguous();
+            return (dim == -1 || dim == rank - 1) && t.numel() > 0;
+        } else {
+            return false;
+        }
+    }
+
+    /// The row kernel of softmax/log_softmax slot S over t, into the contiguous buffer q (when
+    /// row_kernel_applies).
+    template <std::size_t S, class In>
+    void softmax_rows_into(const In& t, typename In::value_type* q) const {
+        using op_t = typename Prog::template node_at<S>::op_type;
+        if constexpr (detail::softmax_kind<op_t>::value != 0 && In::rank >= 1) {
+            const auto c = t.contiguous();
+            const std::int64_t cols = t.sizes()[In::rank - 1];
+            softmax_rows<detail::softmax_kind<op_t>::value == 2>(c.data(), q, t.numel() / cols,
+                                                                 cols);
+        }
+    }
+
+    /// An opaque op: its eager implementation, but softmax/log_softmax over the last dim of
+    /// floating rows run the backend's row kernel.
+    template <std::size_t S, class In>
+    auto opaque(const In& t) const {
+        using op_t = typename Prog::template node_at<S>::op_type;
+        if constexpr (detail::softmax_kind<op_t>::value != 0) {
+            if (row_kernel_applies<S>(t)) {
                 In out(t.shape());
-                const std::int64_t cols = t.sizes()[In::rank - 1];
-                softmax_rows<detail::softmax_kind<op_t>::value == 2>(c.data(), out.data(),
-                                                                     t.numel() / cols, cols);
+                softmax_rows_into<S>(t, out.data());
                 return out;
             }
         }
@@ -465,7 +492,7 @@ private:
         if (acc_count > small_acc.size())
             large_acc.resize(acc_count);
         A* const acc = acc_count > small_acc.size() ? large_acc.data() : small_acc.data();
-        std::fill(acc, acc + acc_count, detail::reduce_identity<K, A>());
+        std::fill(acc, acc + acc_count, reduction_of_t<K>::template identity<A>());
 
         if (in_shape.numel() != 0) {
             parallel_chunks(outer, chunks, [&](std::int64_t b, std::int64_t e, int c) {
@@ -480,7 +507,7 @@ private:
         if (private_acc)
             for (int c = 1; c < chunks; ++c)
                 for (std::int64_t i = 0; i < out_numel; ++i)
-                    acc[i] = detail::reduce_combine<K>(acc[i], acc[c * out_numel + i]);
+                    acc[i] = reduction_of_t<K>::combine(acc[i], acc[c * out_numel + i]);
 
         using out_shape_t = typename node_t::shape_type;
         typename out_shape_t::sizes_type out_sizes{};
@@ -506,7 +533,7 @@ private:
         constexpr std::size_t L = K1 - 1;
         using T = typename kernel_t<Operand>::value_type;
         auto scalar_sink = [&](std::int64_t o, T v) {
-            a[o] = detail::reduce_combine<K>(a[o], static_cast<A>(v));
+            a[o] = reduction_of_t<K>::combine(a[o], static_cast<A>(v));
         };
         if (inner[L] != 0) { // the inner dim is kept: each element goes to its own output
             kernels::run(k, off, len, inner, scalar_sink, [&](std::int64_t o, const auto& batch) {
@@ -525,9 +552,9 @@ private:
 #if STATICPY_HAS_XSIMD
             if constexpr (kernel_t<Operand>::simd) {
                 using B = typename kernel_t<Operand>::batch;
-                const B identity(static_cast<T>(detail::reduce_identity<K, A>()));
+                const B identity(static_cast<T>(reduction_of_t<K>::template identity<A>()));
                 // The reduction's own combine: its ops' apply() takes batches too.
-                auto combine = [](const B& x, const B& y) { return detail::reduce_combine<K>(x, y); };
+                auto combine = [](const B& x, const B& y) { return reduction_of_t<K>::combine(x, y); };
                 B part = identity;
                 const std::int64_t done = k.fold_run(off, n, inner, part, identity, combine);
                 auto rest = off;

@@ -101,7 +101,7 @@ struct region_kernel {
     template <std::size_t S>
     auto number_value() const {
         using node = typename Prog::template node_at<S>;
-        if constexpr (requires { typename node::constant_type; })
+        if constexpr (node::kind == graph::node_kind::constant)
             return static_cast<typename node::value_type>(node::value);
         else
             return std::get<S>(*nodes)->value;
