@@ -248,11 +248,13 @@ private:
 
     // The result for rcvd_idx_ when it arrived before its turn.
     std::optional<result> take_early_result() {
-        auto& waiting = outstanding_.at(rcvd_idx_);
-        if (!waiting.early)
+        const auto it = outstanding_.find(rcvd_idx_);
+        if (it == outstanding_.end() || !it->second.early)
             return std::nullopt;
-        result r = std::move(*waiting.early);
-        outstanding_.erase(rcvd_idx_);
+        // The optional itself is moved out, not *early: g++ 12 at -O3 takes a move from the
+        // contained value for a read of uninitialized memory (-Wuninitialized).
+        std::optional<result> r = std::move(it->second.early);
+        outstanding_.erase(it);
         ++rcvd_idx_;
         return r;
     }
