@@ -23,7 +23,7 @@ read -r -a EXTRA_CTEST_ARGS <<< "${CTEST_ARGS:-}"
 
 passes=("$@")
 if [[ ${#passes[@]} -eq 0 ]]; then
-    passes=(gcc clang asan tsan fuzz)
+    passes=(gcc clang tsan fuzz)
 fi
 
 # ASan/UBSan: fail on the first report, with a stack.
