@@ -11,7 +11,8 @@
 //                         values of a run (AllUnit: every operand's inner stride is 1), built
 //                         once per run with what can be hoisted out of the loop.
 // run() walks one innermost run, handing each value or batch to a sink; store() fills an output
-// tensor's memory over a loop nest, split across threads.
+// tensor's memory over a loop nest, split across threads; store_block() fills one block of a
+// matrix (a GEMM epilogue).
 //
 //   store(kernel, coalesce(sizes, strides), out.data(), out.numel());
 
@@ -119,25 +120,46 @@ void run(const K& k, std::array<std::int64_t, K::leaves + 1> off, std::int64_t l
     }
 }
 
-/// Evaluates kernel k at every element of `nest` (its operands' strides, then the output's) into
-/// q, split across threads when numel is large enough to pay for them.
+/// Evaluates kernel k over the slice [begin, end) of the outermost dim of `nest` (its operands'
+/// strides, then the output's) into q, on the calling thread.
+template <class K, std::size_t R>
+void store_range(const K& k, const loop_nest<R, K::leaves + 1>& nest, typename K::value_type* q,
+                 std::int64_t begin, std::int64_t end) {
+    using T = typename K::value_type;
+    constexpr std::size_t L = K::leaves;
+    for_each_run(
+        nest, begin, end,
+        [&](const std::array<std::int64_t, L + 1>& off, std::int64_t len,
+            const std::array<std::int64_t, L + 1>& inner) {
+            run(k, off, len, inner, store_sink<T>{q, inner[L]}, store_sink<T>{q, inner[L]});
+        });
+}
+
+/// Evaluates kernel k at every element of `nest` into q, split across threads when numel is
+/// large enough to pay for them.
 template <class K, std::size_t R>
 void store(const K& k, const loop_nest<R, K::leaves + 1>& nest, typename K::value_type* q,
            std::int64_t numel) {
     if (numel == 0)
         return;
-    using T = typename K::value_type;
-    constexpr std::size_t L = K::leaves;
     const std::int64_t outer = nest.outer();
     const int chunks = chunk_count(outer, threads_for(numel), nest.rank <= 1 ? 4096 : 1);
     parallel_chunks(outer, chunks, [&](std::int64_t begin, std::int64_t end, int) {
-        for_each_run(
-            nest, begin, end,
-            [&](const std::array<std::int64_t, L + 1>& off, std::int64_t len,
-                const std::array<std::int64_t, L + 1>& inner) {
-                run(k, off, len, inner, store_sink<T>{q, inner[L]}, store_sink<T>{q, inner[L]});
-            });
+        store_range(k, nest, q, begin, end);
     });
+}
+
+/// Evaluates kernel k over the block [i0, i1) x [j0, j1) of a 2-D iteration space whose operands
+/// (then the output) step through it with `strides`, into q, on the calling thread: a GEMM's
+/// epilogue, run on each block of the product as soon as it is final (still in cache).
+template <class K>
+void store_block(const K& k, const std::array<std::array<std::int64_t, 2>, K::leaves + 1>& strides,
+                 typename K::value_type* q, std::int64_t i0, std::int64_t i1, std::int64_t j0,
+                 std::int64_t j1) {
+    auto nest = coalesce(std::array<std::int64_t, 2>{i1 - i0, j1 - j0}, strides);
+    for (std::size_t l = 0; l < K::leaves + 1; ++l)
+        nest.base[l] = i0 * strides[l][0] + j0 * strides[l][1];
+    store_range(k, nest, q, 0, nest.outer());
 }
 
 } // namespace staticpy::kernels

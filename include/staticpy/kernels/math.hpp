@@ -69,13 +69,19 @@ STATICPY_MATH_UNARY(ceil, std::ceil(x))
 STATICPY_MATH_UNARY(nearbyint, std::nearbyint(x))
 #undef STATICPY_MATH_UNARY
 
-template <class X>
-X pow(const X& a, const X& b) {
-    if constexpr (is_scalar_v<X>)
-        return std::pow(a, b);
-    else
-        return batch_math<X>::pow(a, b);
-}
+#define STATICPY_MATH_BINARY(name, scalar)                                                         \
+    template <class X>                                                                             \
+    constexpr X name(const X& a, const X& b) {                                                     \
+        if constexpr (is_scalar_v<X>)                                                              \
+            return scalar;                                                                         \
+        else                                                                                       \
+            return batch_math<X>::name(a, b);                                                      \
+    }
+STATICPY_MATH_BINARY(pow, std::pow(a, b))
+/// a > b ? a : b and a < b ? a : b (x86's maxps/minps: no NaN handling of their own).
+STATICPY_MATH_BINARY(max, a > b ? a : b)
+STATICPY_MATH_BINARY(min, a < b ? a : b)
+#undef STATICPY_MATH_BINARY
 
 /// NaN test: a bool, or a batch's mask.
 template <class X>
@@ -102,22 +108,6 @@ constexpr X select(const M& m, const X& a, const X& b) {
         return m ? a : b;
     else
         return batch_math<X>::select(m, a, b);
-}
-
-/// a > b ? a : b and a < b ? a : b (x86's maxps/minps: no NaN handling of their own).
-template <class X>
-constexpr X max(const X& a, const X& b) {
-    if constexpr (is_scalar_v<X>)
-        return a > b ? a : b;
-    else
-        return batch_math<X>::max(a, b);
-}
-template <class X>
-constexpr X min(const X& a, const X& b) {
-    if constexpr (is_scalar_v<X>)
-        return a < b ? a : b;
-    else
-        return batch_math<X>::min(a, b);
 }
 
 } // namespace math

@@ -237,20 +237,9 @@ auto linear_impl(const Tensor<T, SX>& x, const Tensor<T, SW>& w, const Bias* bia
         if constexpr (!std::is_same_v<Bias, void>) {
             using kernel = elementwise_kernel<fn::add, T, T, Tensor<T, result>, Bias>;
             const std::array<std::int64_t, 2> y_strides{out_features, 1};
-            auto nest = kernels::coalesce(
-                std::array<std::int64_t, 2>{i1 - i0, j1 - j0},
-                std::array<std::array<std::int64_t, 2>, 3>{
-                    y_strides, std::array<std::int64_t, 2>{0, bias_stride}, y_strides});
-            const std::int64_t y0 = i0 * out_features + j0;
-            nest.base = {y0, j0 * bias_stride, y0};
-            const kernel k(out, *bias);
-            kernels::for_each_run(nest, 0, nest.outer(),
-                                  [&](const std::array<std::int64_t, 3>& off, std::int64_t len,
-                                      const std::array<std::int64_t, 3>& inner) {
-                                      kernels::run(k, off, len, inner,
-                                                   kernels::store_sink<T>{c, inner[2]},
-                                                   kernels::store_sink<T>{c, inner[2]});
-                                  });
+            const std::array<std::array<std::int64_t, 2>, 3> strides{
+                y_strides, std::array<std::int64_t, 2>{0, bias_stride}, y_strides};
+            kernels::store_block(kernel(out, *bias), strides, c, i0, i1, j0, j1);
         } else {
             (void)i0, (void)i1, (void)j0, (void)j1;
         }
@@ -258,8 +247,8 @@ auto linear_impl(const Tensor<T, SX>& x, const Tensor<T, SW>& w, const Bias* bia
     const std::int64_t ws0 = w.strides()[0], ws1 = w.strides()[1];
     const std::int64_t xs1 = x.strides()[rx - 1];
     if constexpr (rx == 1) {
-        kernels::gemm<T>(1, out_features, in, x.data(), 0, xs1, w.data(), ws1, ws0, c,
-                              out_features, add_bias);
+        kernels::gemm<T>(1, out_features, in, x.data(), 0, xs1, w.data(), ws1, ws0, c, out_features,
+                         add_bias);
     } else {
         // The leading dims of x as one run of rows when their strides allow (always for a
         // contiguous x); otherwise one GEMM per matrix over the last leading dim.
@@ -274,18 +263,18 @@ auto linear_impl(const Tensor<T, SX>& x, const Tensor<T, SW>& w, const Bias* bia
                     row_stride = x.strides()[d];
                     break;
                 }
-            kernels::gemm<T>(rows, out_features, in, x.data(), row_stride, xs1, w.data(), ws1,
-                                  ws0, c, out_features, add_bias);
+            kernels::gemm<T>(rows, out_features, in, x.data(), row_stride, xs1, w.data(), ws1, ws0,
+                             c, out_features, add_bias);
         } else {
             const std::int64_t n = x.sizes()[rx - 2];
             std::array<std::int64_t, rx - 2> idx{};
             std::int64_t off = 0;
             for (std::int64_t r0 = 0; r0 < rows; r0 += n) {
                 T* cblock = c + r0 * out_features;
-                kernels::gemm<T>(n, out_features, in, x.data() + off, row_stride, xs1,
-                                      w.data(), ws1, ws0, cblock, out_features,
-                                      [&](std::int64_t i0, std::int64_t i1, std::int64_t j0,
-                                          std::int64_t j1) { add_bias(r0 + i0, r0 + i1, j0, j1); });
+                kernels::gemm<T>(n, out_features, in, x.data() + off, row_stride, xs1, w.data(),
+                                 ws1, ws0, cblock, out_features,
+                                 [&](std::int64_t i0, std::int64_t i1, std::int64_t j0,
+                                     std::int64_t j1) { add_bias(r0 + i0, r0 + i1, j0, j1); });
                 for (std::size_t d = rx - 2; d-- > 0;) { // next matrix (odometer)
                     ++idx[d];
                     off += x.strides()[d];

@@ -125,7 +125,6 @@ public:
             return false;
     }
 
-
     evaluator(const graph::node_pointers_t<Prog>& nodes, const Args& args)
         : nodes_(nodes), args_(args) {}
 
@@ -168,8 +167,7 @@ public:
                                " but the result has shape " + repr(s));
         if constexpr (direct_output<S>()) {
             const auto in = operand_tensor<Prog::template instr_at<S>::operands[0]>();
-            if (out.is_contiguous() && !detail::unsafe_alias(out, in) &&
-                row_kernel_applies<S>(in))
+            if (out.is_contiguous() && !detail::unsafe_alias(out, in) && row_kernel_applies<S>(in))
                 softmax_rows_into<S>(in, out.data());
             else
                 out.copy_(opaque<S>(in));
@@ -363,26 +361,15 @@ private:
         if (s.sizes()[0] != m || s.sizes()[1] != n) // others broadcast beyond the matmul's shape
             return separately();
         kernel_t<R> kern;
-        constexpr std::size_t L = kernel_t<R>::leaves;
         // Each leaf's strides over the whole output; a block starts at its (i0, j0).
         const auto strides =
             leaf_strides<R>(kern, std::array<std::int64_t, 2>{m, n}, out.strides());
         T* q = out.data();
         auto epilogue = [&](std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1) {
-            auto nest = coalesce(std::array<std::int64_t, 2>{i1 - i0, j1 - j0}, strides);
-            for (std::size_t l = 0; l < L + 1; ++l)
-                nest.base[l] = i0 * strides[l][0] + j0 * strides[l][1];
-            const std::int64_t outer = nest.rank == 0 ? 1 : nest.sizes[0];
-            for_each_run(nest, 0, outer,
-                         [&](const std::array<std::int64_t, L + 1>& off, std::int64_t len,
-                             const std::array<std::int64_t, L + 1>& inner) {
-                             kernels::run(kern, off, len, inner,
-                                          kernels::store_sink<T>{q, inner[L]},
-                                          kernels::store_sink<T>{q, inner[L]});
-                         });
+            kernels::store_block(kern, strides, q, i0, i1, j0, j1);
         };
         kernels::gemm(m, n, k, a.data(), a.strides()[0], a.strides()[1], b.data(), b.strides()[0],
-             b.strides()[1], q, out.strides()[0], epilogue);
+                      b.strides()[1], q, out.strides()[0], epilogue);
         return out;
     }
 
@@ -554,14 +541,16 @@ private:
                 using B = typename kernel_t<Operand>::batch;
                 const B identity(static_cast<T>(reduction_of_t<K>::template identity<A>()));
                 // The reduction's own combine: its ops' apply() takes batches too.
-                auto combine = [](const B& x, const B& y) { return reduction_of_t<K>::combine(x, y); };
+                auto combine = [](const B& x, const B& y) {
+                    return reduction_of_t<K>::combine(x, y);
+                };
                 B part = identity;
                 const std::int64_t done = k.fold_run(off, n, inner, part, identity, combine);
                 auto rest = off;
                 for (std::size_t j = 0; j < L; ++j)
                     rest[j] += done * inner[j];
                 kernels::run(k, rest, n - done, inner, scalar_sink,
-                      [&](std::int64_t, const B& b) { part = combine(part, b); });
+                             [&](std::int64_t, const B& b) { part = combine(part, b); });
                 alignas(64) T tmp[B::size];
                 part.store_aligned(tmp);
                 for (std::size_t l = 0; l < B::size; ++l)
