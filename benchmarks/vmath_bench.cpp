@@ -1,6 +1,6 @@
 // kernels/vmath.hpp's float32 exp, tanh, log, sigmoid beside xsimd's functions, std:: (a scalar
 // loop) and, when found, Eigen's array functions, over 1e4-element arrays (in L1/L2), one thread;
-// items/s = elements per second. Then the softmax row kernel alone (backend::cpu::softmax_rows
+// items/s = elements per second. Then the softmax row kernel alone (kernels::softmax_rows
 // on one thread, into a preallocated output) beside Eigen's row loop of reduce_bench, so that the
 // kernel's speed can be told apart from the graph evaluator's.
 //
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "staticpy/backend/cpu/softmax.hpp"
+#include "staticpy/kernels/softmax.hpp"
 #include "staticpy/kernels/vmath.hpp"
 
 #ifdef STATICPY_BENCH_HAVE_EIGEN
@@ -157,7 +157,7 @@ void softmax_kernel(benchmark::State& state, std::int64_t rows) {
     std::vector<float> y(x.size(), 2.0f);
     for (auto _ : state) {
         for (std::int64_t r = 0; r < rows; ++r)
-            staticpy::backend::cpu::softmax_row<false>(x.data() + r * kCols, y.data() + r * kCols,
+            staticpy::kernels::softmax_row<false>(x.data() + r * kCols, y.data() + r * kCols,
                                                        kCols);
         benchmark::DoNotOptimize(y.data());
         benchmark::ClobberMemory();

@@ -1,6 +1,7 @@
 #pragma once
 // The kernels layer: SIMD (xsimd) and OpenMP detection, the vectorised math, the GEMM, loop nests,
-// the parallel split and the elementwise loop.   #include <staticpy/kernels.hpp>
+// the parallel split, the elementwise and reduction loops, the softmax row kernel.
+//   #include <staticpy/kernels.hpp>
 
 #include "staticpy/kernels/config.hpp"
 #include "staticpy/kernels/elementwise.hpp"
@@ -8,5 +9,7 @@
 #include "staticpy/kernels/loop.hpp"
 #include "staticpy/kernels/math.hpp"
 #include "staticpy/kernels/parallel.hpp"
+#include "staticpy/kernels/reduce.hpp"
 #include "staticpy/kernels/simd.hpp"
+#include "staticpy/kernels/softmax.hpp"
 #include "staticpy/kernels/vmath.hpp"

@@ -1,5 +1,6 @@
 // Eager reductions and softmax against naive loops: every axis, keepdim, several axes, result
 // types (int sums are int64), NaN behaviour, stability of softmax, and PyTorch's error text.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include <staticpy/containers/list.hpp>
+#include <staticpy/core/threads.hpp>
 #include <staticpy/tensor/creation.hpp>
 #include <staticpy/tensor/ops.hpp>
 #include <staticpy/tensor/reductions.hpp>
@@ -269,6 +271,88 @@ TEST_CASE("reduce: strided inputs", "[reduce]") {
     auto p = softmax(t, 0_c);
     CHECK(p(0, 0) + p(1, 0) + p(2, 0) == Approx(1.0f));
     CHECK(p(2, 1) > p(1, 1));
+}
+
+TEST_CASE("reduce: large inputs through the fused reduction loop (SIMD, threads)", "[reduce]") {
+    // 300 x 1000 floats: big enough for SIMD folds, four-accumulator runs, two threads and
+    // private per-thread accumulators; the transposed view is read with a stride.
+    constexpr int rows = 300, cols = 1000;
+    std::vector<float> v(rows * cols);
+    for (int i = 0; i < rows * cols; ++i)
+        v[static_cast<std::size_t>(i)] = static_cast<float>(std::sin(0.37 * i) + 0.001 * (i % 7));
+    auto x = tensor<float>(v, 300_c, 1000_c);
+    auto at = [&](int r, int c) {
+        return static_cast<double>(v[static_cast<std::size_t>(r * cols + c)]);
+    };
+
+    double total = 0, biggest = -1e30;
+    for (int i = 0; i < rows * cols; ++i) {
+        total += static_cast<double>(v[static_cast<std::size_t>(i)]);
+        biggest = std::max(biggest, static_cast<double>(v[static_cast<std::size_t>(i)]));
+    }
+    CHECK(values(sum(x))[0] == Approx(total).epsilon(1e-6));
+    CHECK(values(mean(x))[0] == Approx(total / (rows * cols)).epsilon(1e-6));
+    CHECK(static_cast<double>(values(max(x))[0]) == biggest);
+
+    const int threads_before = get_num_threads();
+    for (int threads : {1, 2}) {
+        set_num_threads(threads);
+        const auto by_row = values(sum(x, 1_c));       // inner dim reduced
+        const auto by_col = values(sum(x, 0_c));       // outer dim reduced
+        const auto by_col_t = values(sum(x.t(), 1_c)); // the same through a strided view
+        const auto top = values(amax(x.t(), 1_c, True));
+        REQUIRE(by_row.size() == rows);
+        REQUIRE(by_col.size() == cols);
+        for (int r = 0; r < rows; ++r) {
+            double s = 0;
+            for (int c = 0; c < cols; ++c)
+                s += at(r, c);
+            CHECK(by_row[static_cast<std::size_t>(r)] == Approx(s).margin(1e-4));
+        }
+        for (int c = 0; c < cols; ++c) {
+            double s = 0, m = -1e30;
+            for (int r = 0; r < rows; ++r) {
+                s += at(r, c);
+                m = std::max(m, at(r, c));
+            }
+            CHECK(by_col[static_cast<std::size_t>(c)] == Approx(s).margin(1e-4));
+            CHECK(by_col_t[static_cast<std::size_t>(c)] == Approx(s).margin(1e-4));
+            CHECK(static_cast<double>(top[static_cast<std::size_t>(c)]) == m);
+        }
+    }
+    set_num_threads(threads_before);
+
+    // A NaN deep inside a SIMD-folded run still wins, on both threads' shares.
+    v[123457] = std::numeric_limits<float>::quiet_NaN();
+    auto y = tensor<float>(v, 300_c, 1000_c);
+    CHECK(std::isnan(values(amax(y, list(0_c, 1_c)))[0]));
+    CHECK(std::isnan(values(sum(y))[0]));
+    // Integers accumulate in int64 past int32's range.
+    auto big = full<std::int32_t>(shape<int_<300>, int_<1000>>{}, 2000000000);
+    CHECK(values(sum(big))[0] == std::int64_t{2000000000} * rows * cols);
+}
+
+TEST_CASE("reduce: softmax rows (the row kernel) against a naive loop", "[reduce][softmax]") {
+    constexpr int rows = 37, cols = 1030; // not a multiple of any batch width
+    std::vector<float> v(rows * cols);
+    for (int i = 0; i < rows * cols; ++i)
+        v[static_cast<std::size_t>(i)] = static_cast<float>(8 * std::sin(0.11 * i));
+    auto x = tensor<float>(v, 37_c, 1030_c);
+    const auto p = values(softmax(x, -1_c));
+    const auto lp = values(log_softmax(x, 1_c));
+    for (int r = 0; r < rows; ++r) {
+        double m = -1e30, total = 0;
+        for (int c = 0; c < cols; ++c)
+            m = std::max(m, static_cast<double>(v[static_cast<std::size_t>(r * cols + c)]));
+        for (int c = 0; c < cols; ++c)
+            total += std::exp(static_cast<double>(v[static_cast<std::size_t>(r * cols + c)]) - m);
+        for (int c = 0; c < cols; c += 7) {
+            const auto i = static_cast<std::size_t>(r * cols + c);
+            const double e = static_cast<double>(v[i]) - m;
+            CHECK(p[i] == Approx(std::exp(e) / total).epsilon(1e-5).margin(1e-12));
+            CHECK(lp[i] == Approx(e - std::log(total)).epsilon(1e-5).margin(1e-5));
+        }
+    }
 }
 
 TEST_CASE("reduce: errors with PyTorch's text", "[reduce][errors]") {

@@ -28,6 +28,8 @@
 
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
+#include "staticpy/kernels/reduce.hpp"
+#include "staticpy/kernels/softmax.hpp"
 #include "staticpy/tensor/functors.hpp"
 #include "staticpy/tensor/ops_elementwise.hpp"
 #include "staticpy/tensor/reductions.hpp"
@@ -241,43 +243,52 @@ constexpr bool keepdim_value() {
 template <class D>
 concept reduce_dim = dim_spec<std::remove_cvref_t<D>>::valid;
 
-/// Runs `body(base_pointer, inner_offsets)` for every output element of the reduction of x over
-/// mask, writing its return value there.
+/// The reduction of x over mask into a new tensor. A described reduction (sum, prod, mean, amax,
+/// amin) folds through kernels::reduce, the loop the graph's fused reductions run (SIMD,
+/// threads); the others run `body(base_pointer, inner_offsets)` for every output element.
 template <class Out, class OutShape, class T, class S, class Body>
 Tensor<Out, OutShape> reduce_into(const Tensor<T, S>& x, const std::array<bool, S::rank>& mask,
                                   bool keep, Body&& body) {
     const OutShape out_shape(reduced_sizes<OutShape::rank>(x.sizes(), mask, keep));
     Tensor<Out, OutShape> out(out_shape);
-    const auto outer = dim_offsets(x.sizes(), x.strides(), mask, false);
-    const auto inner = dim_offsets(x.sizes(), x.strides(), mask, true);
-    const T* p = x.data();
-    Out* q = out.data();
-    const auto n = static_cast<std::int64_t>(outer.size());
-    if (out.numel() != 0)
-        for (std::int64_t k = 0; k < n; ++k)
-            q[k] = body(p + outer[static_cast<std::size_t>(k)], inner);
+    if constexpr (requires { typename std::remove_cvref_t<Body>::description; }) {
+        using Reduction = typename std::remove_cvref_t<Body>::description;
+        using A = typename Reduction::template accumulator<T>;
+        const auto layout = kernels::reduce_layout_of(x.sizes(), mask);
+        const auto nest = kernels::coalesce(
+            x.sizes(), std::array<std::array<std::int64_t, S::rank>, 2>{x.strides(), layout.sink});
+        Out* q = out.data();
+        kernels::reduce<Reduction>(kernels::read_kernel<T>{x.data()}, nest, x.numel(),
+                                   layout.out_numel, [&](const A* acc) {
+                                       for (std::int64_t i = 0; i < layout.out_numel; ++i)
+                                           q[i] = Reduction::template finish<Out>(acc[i],
+                                                                                  layout.count);
+                                   });
+    } else {
+        const auto outer = dim_offsets(x.sizes(), x.strides(), mask, false);
+        const auto inner = dim_offsets(x.sizes(), x.strides(), mask, true);
+        const T* p = x.data();
+        Out* q = out.data();
+        const auto n = static_cast<std::int64_t>(outer.size());
+        if (out.numel() != 0)
+            for (std::int64_t k = 0; k < n; ++k)
+                q[k] = body(p + outer[static_cast<std::size_t>(k)], inner);
+    }
     return out;
 }
 
 // ---- the reducers: one body each, used for full and per-dim reductions ----------------------
 
-/// The loop of a described reduction (reductions.hpp: reduction::sum, ...) over the inputs of one
-/// output element.
+/// A described reduction (reductions.hpp: reduction::sum, ...): reduce_into folds it through
+/// kernels::reduce.
 template <class Reduction>
 struct described_body {
+    using description = Reduction;
     template <class T>
     using result = typename Reduction::template result<T>;
     template <class T>
     static void check() {
         Reduction::template check_dtype<T>();
-    }
-    template <class T>
-    result<T> operator()(const T* base, const std::vector<std::int64_t>& inner) const {
-        using A = typename Reduction::template accumulator<T>;
-        A acc = Reduction::template identity<A>();
-        for (std::int64_t o : inner)
-            acc = Reduction::combine(acc, static_cast<A>(base[o]));
-        return Reduction::template finish<result<T>>(acc, static_cast<std::int64_t>(inner.size()));
     }
 };
 struct var_body {
@@ -526,6 +537,15 @@ Tensor<T, S> softmax_impl(const Tensor<T, S>& x, const Dim& dim) {
     using plan = reduction_plan<S, Dim, true>;
     const auto mask = plan::mask(dim);
     Tensor<T, S> out(x.shape());
+    if constexpr (S::rank >= 1) {
+        // Along the last dim (every classifier head): the vectorised, threaded row kernel.
+        if (mask[S::rank - 1] && x.numel() != 0) {
+            const auto rows = x.contiguous();
+            const std::int64_t cols = x.sizes()[S::rank - 1];
+            kernels::softmax_rows<Log>(rows.data(), out.data(), x.numel() / cols, cols);
+            return out;
+        }
+    }
     const auto out_strides = contiguous_strides(x.sizes());
     const auto outer_in = dim_offsets(x.sizes(), x.strides(), mask, false);
     const auto inner_in = dim_offsets(x.sizes(), x.strides(), mask, true);

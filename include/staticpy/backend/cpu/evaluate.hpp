@@ -23,9 +23,10 @@
 #include <vector>
 
 #include "staticpy/backend/cpu/fused.hpp"
-#include "staticpy/backend/cpu/softmax.hpp"
 #include "staticpy/graph/program.hpp"
 #include "staticpy/kernels/gemm.hpp"
+#include "staticpy/kernels/reduce.hpp"
+#include "staticpy/kernels/softmax.hpp"
 #include "staticpy/tensor/broadcast.hpp"
 #include "staticpy/tensor/ops.hpp"
 
@@ -304,23 +305,15 @@ private:
         if constexpr (detail::softmax_kind<op_t>::value != 0 && In::rank >= 1) {
             const auto c = t.contiguous();
             const std::int64_t cols = t.sizes()[In::rank - 1];
-            softmax_rows<detail::softmax_kind<op_t>::value == 2>(c.data(), q, t.numel() / cols,
-                                                                 cols);
+            kernels::softmax_rows<detail::softmax_kind<op_t>::value == 2>(c.data(), q,
+                                                                          t.numel() / cols, cols);
         }
     }
 
-    /// An opaque op: its eager implementation, but softmax/log_softmax over the last dim of
-    /// floating rows run the backend's row kernel.
+    /// An opaque op: its eager implementation (softmax and log_softmax over the last dim run the
+    /// row kernel there).
     template <std::size_t S, class In>
     auto opaque(const In& t) const {
-        using op_t = typename Prog::template node_at<S>::op_type;
-        if constexpr (detail::softmax_kind<op_t>::value != 0) {
-            if (row_kernel_applies<S>(t)) {
-                In out(t.shape());
-                softmax_rows_into<S>(t, out.data());
-                return out;
-            }
-        }
         return node<S>().op(t);
     }
 
@@ -430,139 +423,28 @@ private:
         using operand_node = typename Prog::template node_at<Operand>;
         using T = typename operand_node::value_type;
         using Reduction = typename node_t::reduction;
-        constexpr graph::reduce_kind K = node_t::reduce_op;
         using A = typename Reduction::template accumulator<T>;
-        using out_t = Tensor<typename node_t::value_type, typename node_t::shape_type>;
-        constexpr std::size_t R = operand_node::shape_type::rank;
+        using out_shape_t = typename node_t::shape_type;
+        using V = typename node_t::value_type;
 
         const auto in_shape = shape_of<Operand>();
         const auto& in_sizes = in_shape.sizes();
         const auto mask = node_t::plan::mask(node<S>().dim);
-        std::int64_t count = 1;
-        for (std::size_t d = 0; d < R; ++d)
-            if (mask[d])
-                count *= in_sizes[d];
         Reduction::check_input(in_sizes, mask,
                                std::is_same_v<typename node_t::dim_type, graph::all_dims>);
 
-        // The accumulators, laid out as the keepdim output: contiguous over kept dims.
-        std::array<std::int64_t, R> kept_sizes{};
-        for (std::size_t d = 0; d < R; ++d)
-            kept_sizes[d] = mask[d] ? 1 : in_sizes[d];
-        std::array<std::int64_t, R> sink{};
-        {
-            std::int64_t st = 1;
-            for (std::size_t d = R; d-- > 0;) {
-                sink[d] = mask[d] ? 0 : st;
-                st *= kept_sizes[d];
-            }
-        }
-        std::int64_t out_numel = 1;
-        for (std::int64_t e : kept_sizes)
-            out_numel *= e;
-
+        const auto layout = kernels::reduce_layout_of(in_sizes, mask);
         kernel_t<Operand> k;
-        const auto nest = prepare<Operand>(k, in_sizes, sink);
-        constexpr std::size_t L = kernel_t<Operand>::leaves;
-        const std::int64_t outer = nest.rank == 0 ? 1 : nest.sizes[0];
-        const bool outer_kept = nest.rank > 0 && nest.strides[L][0] != 0;
-        int chunks = chunk_count(outer, threads_for(in_shape.numel()), nest.rank <= 1 ? 4096 : 1);
-        // Chunks that reduce into the same outputs get private accumulators, combined after.
-        const bool private_acc = chunks > 1 && !outer_kept;
-        if (private_acc && out_numel * chunks > (std::int64_t{1} << 22))
-            chunks = 1;
-        // Accumulators: on the stack when few (a full reduction has one per chunk), so a small
-        // sum allocates nothing but its result.
-        const auto acc_count = static_cast<std::size_t>(out_numel * (private_acc ? chunks : 1));
-        std::array<A, 64> small_acc;
-        std::vector<A> large_acc;
-        if (acc_count > small_acc.size())
-            large_acc.resize(acc_count);
-        A* const acc = acc_count > small_acc.size() ? large_acc.data() : small_acc.data();
-        std::fill(acc, acc + acc_count, reduction_of_t<K>::template identity<A>());
+        const auto nest = prepare<Operand>(k, in_sizes, layout.sink);
 
-        if (in_shape.numel() != 0) {
-            parallel_chunks(outer, chunks, [&](std::int64_t b, std::int64_t e, int c) {
-                A* a = acc + (private_acc ? c * out_numel : 0);
-                for_each_run(nest, b, e,
-                             [&](const std::array<std::int64_t, L + 1>& off, std::int64_t len,
-                                 const std::array<std::int64_t, L + 1>& inner) {
-                                 reduce_run<K, Operand>(k, a, off, len, inner);
-                             });
-            });
-        }
-        if (private_acc)
-            for (int c = 1; c < chunks; ++c)
-                for (std::int64_t i = 0; i < out_numel; ++i)
-                    acc[i] = reduction_of_t<K>::combine(acc[i], acc[c * out_numel + i]);
-
-        using out_shape_t = typename node_t::shape_type;
-        typename out_shape_t::sizes_type out_sizes{};
-        {
-            std::size_t o = 0;
-            for (std::size_t d = 0; d < R; ++d)
-                if (!mask[d] || node_t::keepdim)
-                    if (o < out_sizes.size())
-                        out_sizes[o++] = kept_sizes[d];
-        }
-        out_t out{out_shape_t(out_sizes)};
-        using V = typename node_t::value_type;
+        Tensor<V, out_shape_t> out{out_shape_t(
+            staticpy::detail::reduced_sizes<out_shape_t::rank>(in_sizes, mask, node_t::keepdim))};
         V* q = out.data();
-        for (std::int64_t i = 0; i < out_numel; ++i)
-            q[i] = Reduction::template finish<V>(acc[i], count);
+        kernels::reduce<Reduction>(k, nest, in_shape.numel(), layout.out_numel, [&](const A* acc) {
+            for (std::int64_t i = 0; i < layout.out_numel; ++i)
+                q[i] = Reduction::template finish<V>(acc[i], layout.count);
+        });
         return out;
-    }
-
-    /// Accumulates one run of the reduction operand into the accumulators a.
-    template <graph::reduce_kind K, std::size_t Operand, class A, std::size_t K1>
-    static void reduce_run(const kernel_t<Operand>& k, A* a, std::array<std::int64_t, K1> off,
-                           std::int64_t len, const std::array<std::int64_t, K1>& inner) {
-        constexpr std::size_t L = K1 - 1;
-        using T = typename kernel_t<Operand>::value_type;
-        auto scalar_sink = [&](std::int64_t o, T v) {
-            a[o] = reduction_of_t<K>::combine(a[o], static_cast<A>(v));
-        };
-        if (inner[L] != 0) { // the inner dim is kept: each element goes to its own output
-            kernels::run(k, off, len, inner, scalar_sink, [&](std::int64_t o, const auto& batch) {
-                alignas(64) T tmp[std::decay_t<decltype(batch)>::size];
-                batch.store_aligned(tmp);
-                for (std::size_t l = 0; l < std::size(tmp); ++l)
-                    scalar_sink(o + static_cast<std::int64_t>(l) * inner[L], tmp[l]);
-            });
-            return;
-        }
-        // The inner dim is reduced: a vector of partial results per block of the run, folded
-        // into the (double, for floats) accumulator after each block, so long runs stay exact.
-        constexpr std::int64_t block = 2048;
-        for (std::int64_t start = 0; start < len; start += block) {
-            const std::int64_t n = std::min(block, len - start);
-#if STATICPY_HAS_XSIMD
-            if constexpr (kernel_t<Operand>::simd) {
-                using B = typename kernel_t<Operand>::batch;
-                const B identity(static_cast<T>(reduction_of_t<K>::template identity<A>()));
-                // The reduction's own combine: its ops' apply() takes batches too.
-                auto combine = [](const B& x, const B& y) {
-                    return reduction_of_t<K>::combine(x, y);
-                };
-                B part = identity;
-                const std::int64_t done = k.fold_run(off, n, inner, part, identity, combine);
-                auto rest = off;
-                for (std::size_t j = 0; j < L; ++j)
-                    rest[j] += done * inner[j];
-                kernels::run(k, rest, n - done, inner, scalar_sink,
-                             [&](std::int64_t, const B& b) { part = combine(part, b); });
-                alignas(64) T tmp[B::size];
-                part.store_aligned(tmp);
-                for (std::size_t l = 0; l < B::size; ++l)
-                    scalar_sink(off[L], tmp[l]);
-            } else
-#endif
-            {
-                kernels::run(k, off, n, inner, scalar_sink, [](std::int64_t, const auto&) {});
-            }
-            for (std::size_t j = 0; j < L; ++j)
-                off[j] += n * inner[j];
-        }
     }
 };
 

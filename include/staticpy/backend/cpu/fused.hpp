@@ -209,38 +209,6 @@ struct region_kernel {
         (std::make_index_sequence<N>{});
         return b;
     }
-
-    /// Folds the values of a run whose leaves are all contiguous (inner stride 1) into `acc`
-    /// with `combine`, through four independent accumulators: one would make the loop wait on
-    /// the latency of each add. Returns how many elements it consumed (a multiple of 4 batches;
-    /// 0 when some leaf is strided or broadcast): the caller finishes the rest with run().
-    template <class Combine>
-    std::int64_t fold_run(const offsets_t& off, std::int64_t len, const offsets_t& inner,
-                          batch& acc, const batch& identity, Combine&& combine) const {
-        for (std::size_t k = 0; k < leaves; ++k)
-            if (inner[k] != 1)
-                return 0;
-        const batch_reader b = batches();
-        batch a0 = acc, a1 = identity, a2 = identity, a3 = identity;
-        offsets_t o = off;
-        auto at = [&](std::int64_t shift) {
-            offsets_t p = o;
-            for (std::size_t k = 0; k < leaves; ++k)
-                p[k] += shift;
-            return b.template at<true>(p, inner);
-        };
-        std::int64_t j = 0;
-        for (; j + 4 * width <= len; j += 4 * width) {
-            a0 = combine(a0, at(0));
-            a1 = combine(a1, at(width));
-            a2 = combine(a2, at(2 * width));
-            a3 = combine(a3, at(3 * width));
-            for (std::size_t k = 0; k < leaves; ++k)
-                o[k] += 4 * width;
-        }
-        acc = combine(combine(a0, a1), combine(a2, a3));
-        return j;
-    }
 #endif
 };
 

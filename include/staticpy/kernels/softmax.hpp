@@ -1,21 +1,23 @@
 #pragma once
 // Row softmax and log_softmax over the last dim of contiguous rows, vectorised and threaded:
-// the graph evaluator's kernel for softmax(x, -1), the case every classifier head has.
+// the kernel of eager softmax(x, -1) and of the graph evaluator's, the case every classifier
+// head has.
 // Three passes over each row (max, exp and sum, scale), all while the row is in cache; the max
 // is subtracted first so that exp never overflows (softmax(x) == softmax(x - max)). exp is
 // kernels::exp (kernels/vmath.hpp, ≤ 1 ulp in float32): xsimd's exp was what bounded this kernel.
 //
 //   softmax_rows<false>(in, out, rows, cols);   // out[r, :] = softmax(in[r, :])
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
-#include "staticpy/backend/cpu/fused.hpp"
 #include "staticpy/kernels/config.hpp"
+#include "staticpy/kernels/parallel.hpp"
 #include "staticpy/kernels/vmath.hpp"
 
-namespace staticpy::backend::cpu {
+namespace staticpy::kernels {
 
 namespace softmax_detail {
 
@@ -25,7 +27,7 @@ template <bool Log, class T>
 void softmax_row_scalar(const T* x, T* y, std::int64_t n) {
     T m = -std::numeric_limits<T>::infinity();
     for (std::int64_t j = 0; j < n; ++j)
-        m = fn::maximum::apply(m, x[j]);
+        m = (x[j] > m || x[j] != x[j]) ? x[j] : m; // torch.maximum's: a NaN wins and stays
     double total = 0;
     for (std::int64_t i = 0; i < n; ++i)
         total += static_cast<double>(std::exp(x[i] - m));
@@ -98,16 +100,18 @@ void softmax_row(const T* x, T* y, std::int64_t n) {
             total += static_cast<double>(tmp[i]);
         }
     }
-    if (total != total)   // NaN or +inf in the row: the scalar kernel's NaNs
+    if (total != total) // NaN or +inf in the row: the scalar kernel's NaNs
         return softmax_detail::softmax_row_scalar<Log>(x, y, n);
     // Pass 3: scale (softmax) or shift (log_softmax); the row is still in L1.
     if constexpr (Log) {
-        const T shift = static_cast<T>(m + static_cast<T>(std::log(total)));
-        const B bs(shift);
+        // (x - m) - log(total), as PyTorch: folding m + log(total) into one shift first would
+        // round it to m's precision (x = 1000, 1001 lost 4 digits of the result).
+        const T log_total = static_cast<T>(std::log(total));
+        const B bl(log_total);
         for (std::int64_t j = 0; j < whole; j += W)
-            (B::load_unaligned(x + j) - bs).store_unaligned(y + j);
+            ((B::load_unaligned(x + j) - bm) - bl).store_unaligned(y + j);
         for (std::int64_t j = whole; j < n; ++j)
-            y[j] = x[j] - shift;
+            y[j] = (x[j] - m) - log_total;
     } else {
         const T inv = static_cast<T>(1.0 / total);
         const B bi(inv);
@@ -132,4 +136,4 @@ void softmax_rows(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
     });
 }
 
-} // namespace staticpy::backend::cpu
+} // namespace staticpy::kernels
