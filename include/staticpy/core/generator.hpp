@@ -2,8 +2,10 @@
 // staticpy::Generator: seeded pseudo-random numbers that are the same on every platform and
 // compiler, for tensors (rand/randn/randint) and data loading (shuffling samplers).
 //
-// The engine is std::mt19937_64, whose output sequence the C++ standard fixes (its 10000th value
-// from the default seed is 9981545732273789042). The standard's distributions
+// The engine is mt19937_64, whose output sequence the C++ standard fixes (std::mt19937_64's 10000th
+// value from the default seed is 9981545732273789042). It is written out here (detail::mt19937_64,
+// the same numbers as std::mt19937_64: tests/core/generator_test.cpp compares them) because
+// <random> alone costs more to compile than list and dict. The standard's distributions
 // (uniform_real_distribution, normal_distribution, ...) are implementation-defined, so the
 // transforms are written here:
 //   uniform double in [0, 1): the top 53 bits of one draw times 2^-53;
@@ -21,12 +23,81 @@
 #include <cstdint>
 #include <limits>
 #include <mutex>
-#include <random>
 #include <string>
+
+#if __has_include(<sys/random.h>)
+#include <sys/random.h> // getentropy (glibc 2.25+, macOS, the BSDs)
+#define STATICPY_HAS_GETENTROPY 1
+#else
+#include <random> // std::random_device
+#define STATICPY_HAS_GETENTROPY 0
+#endif
 
 #include "staticpy/core/error.hpp"
 
 namespace staticpy {
+
+namespace detail {
+/// The 64-bit Mersenne Twister of the C++ standard ([rand.predef]: std::mt19937_64), the same
+/// sequence for the same seed: w = 64, n = 312, m = 156, r = 31, a = 0xb5026f5aa96619e9,
+/// (u, d) = (29, 0x5555555555555555), (s, b) = (17, 0x71d67fffeda60000),
+/// (t, c) = (37, 0xfff7eee000000000), l = 43, seeded with f = 6364136223846793005.
+class mt19937_64 {
+public:
+    static constexpr std::uint64_t default_seed = 5489U;
+
+    explicit mt19937_64(std::uint64_t value = default_seed) noexcept { seed(value); }
+
+    void seed(std::uint64_t value) noexcept {
+        x_[0] = value;
+        for (std::uint64_t i = 1; i < n; ++i)
+            x_[i] = 6364136223846793005ULL * (x_[i - 1] ^ (x_[i - 1] >> 62)) + i;
+        i_ = n;
+    }
+
+    std::uint64_t operator()() noexcept {
+        if (i_ >= n)
+            twist();
+        std::uint64_t z = x_[i_++];
+        z ^= (z >> 29) & 0x5555555555555555ULL;
+        z ^= (z << 17) & 0x71d67fffeda60000ULL;
+        z ^= (z << 37) & 0xfff7eee000000000ULL;
+        z ^= z >> 43;
+        return z;
+    }
+
+private:
+    static constexpr std::uint64_t n = 312;
+    static constexpr std::uint64_t m = 156;
+    static constexpr std::uint64_t upper = ~std::uint64_t{0} << 31;
+    static constexpr std::uint64_t lower = ~upper;
+    static constexpr std::uint64_t a = 0xb5026f5aa96619e9ULL;
+
+    void twist() noexcept {
+        for (std::uint64_t k = 0; k < n; ++k) {
+            const std::uint64_t y = (x_[k] & upper) | (x_[(k + 1) % n] & lower);
+            x_[k] = x_[(k + m) % n] ^ (y >> 1) ^ ((y & 1U) != 0 ? a : 0U);
+        }
+        i_ = 0;
+    }
+
+    std::uint64_t x_[n]{};
+    std::uint64_t i_ = n;
+};
+
+/// 64 bits from the system's entropy source, for Generator::seed (std::random_device's job).
+inline std::uint64_t entropy_u64() {
+#if STATICPY_HAS_GETENTROPY
+    std::uint64_t s = 0;
+    if (::getentropy(&s, sizeof s) != 0)
+        throw RuntimeError("seed: the system's entropy source (getentropy) failed");
+    return s;
+#else
+    std::random_device rd;
+    return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+#endif
+}
+} // namespace detail
 
 class Generator {
 public:
@@ -44,8 +115,7 @@ public:
     }
     /// Reseeds from a non-deterministic source and returns the new seed (torch.Generator.seed).
     std::uint64_t seed() {
-        std::random_device rd;
-        const std::uint64_t s = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+        const std::uint64_t s = detail::entropy_u64();
         manual_seed(s);
         return s;
     }
@@ -89,7 +159,7 @@ public:
     }
 
 private:
-    std::mt19937_64 engine_;
+    detail::mt19937_64 engine_;
     std::uint64_t seed_ = default_seed;
     double cached_normal_ = 0;
     bool has_cached_normal_ = false;
