@@ -10,7 +10,6 @@
 #include <limits>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -129,7 +128,7 @@ concept iterable_range = requires(const T& x) {
 };
 
 /// Prints a streamable type through its operator<<. Defined in core/print.hpp, which owns the
-/// heavy <sstream>; the container headers stay light without it.
+/// heavy <ostream>; the container headers stay light without it.
 template <class T>
 struct stream_repr;
 
