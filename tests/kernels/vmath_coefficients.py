@@ -4,6 +4,8 @@
 Plain Python (no numpy): a Remez exchange on the weighted error w(x) * (Q(x) - q(x)), where q is
 the part of each function the polynomial Q approximates and w scales Q's error to the error of
 the final result relative to that result (so the fit spends its accuracy where float32 needs it).
+tanh's rational function has its own exchange (rational_remez), with the coefficients rounded to
+float32 one at a time and the others refitted around each, so that the rounding costs little.
 Reference values come from Python's math module in double precision, far more accurate than the
 float32 results they are fitted for. Each fit prints its coefficients (rounded to float32, highest
 power last) and the weighted error it reaches, in units of 2^-24 (the float32 ulp of 1).
@@ -81,6 +83,85 @@ def remez(q, w, lo, hi, degree, iterations=30, grid=20000):
     return c32, worst
 
 
+def rational_remez(f, w, x_hi, m, n, fixed_p=None, fixed_q=None, iterations=40, grid=8000):
+    """P(y) = 1 + p_1 y + ... + p_m y^m and Q(y) = 1 + q_1 y + ... + q_n y^n minimising
+    max |w(y) (P(y) / (Q(y) f(y)) - 1)| over y = x^2, 0 < x <= x_hi; fixed_p and fixed_q map an
+    index to a coefficient that stays as given. Returns the coefficient lists and that maximum.
+
+    Each step solves P(y_i) - f(y_i) Q(y_i) = (-1)^i E f(y_i) Q_prev(y_i) / w(y_i) at the
+    reference points, linear once the previous step's Q stands in on the right, then moves the
+    references to the extrema of the error (as remez() does)."""
+    fixed_p, fixed_q = dict(fixed_p or {}), dict(fixed_q or {})
+    free_p = [j for j in range(1, m + 1) if j not in fixed_p]
+    free_q = [j for j in range(1, n + 1) if j not in fixed_q]
+    k = len(free_p) + len(free_q) + 1
+    ref = [(x_hi * (i + 1) / (k + 0.3)) ** 2 for i in range(k)]
+    ys = [(x_hi * i / grid) ** 2 for i in range(1, grid + 1)]
+    fs = [f(y) for y in ys]
+    ws = [w(y) for y in ys]
+    p = [1.0] + [fixed_p.get(j, 0.0) for j in range(1, m + 1)]
+    q = [1.0] + [fixed_q.get(j, 0.0) for j in range(1, n + 1)]
+    err = []
+    for _ in range(iterations):
+        rows, rhs = [], []
+        for i, y in enumerate(ref):
+            fy = f(y)
+            row = [y ** j for j in free_p] + [-fy * y ** j for j in free_q]
+            row.append(-(-1) ** i * fy * horner(q, y) / w(y))
+            known = 1 + sum(fixed_p[j] * y ** j for j in fixed_p)
+            known -= fy * (1 + sum(fixed_q[j] * y ** j for j in fixed_q))
+            rows.append(row)
+            rhs.append(-known)
+        # columns scaled to 1: y^j spans many decades at the top of the range
+        scale = [max(abs(r[c]) for r in rows) or 1.0 for c in range(k)]
+        sol = solve([[r[c] / scale[c] for c in range(k)] for r in rows], rhs)
+        sol = [s / c for s, c in zip(sol, scale)]
+        for a, j in enumerate(free_p):
+            p[j] = sol[a]
+        for a, j in enumerate(free_q):
+            q[j] = sol[len(free_p) + a]
+        err = [wy * (horner(p, y) / (horner(q, y) * fy) - 1) for y, fy, wy in zip(ys, fs, ws)]
+        ext = []
+        for i, e in enumerate(err):
+            if e == 0:
+                continue
+            if ext and (e > 0) == (err[ext[-1]] > 0):
+                if abs(e) > abs(err[ext[-1]]):
+                    ext[-1] = i
+            else:
+                ext.append(i)
+        while len(ext) > k:
+            if abs(err[ext[0]]) < abs(err[ext[-1]]):
+                ext.pop(0)
+            else:
+                ext.pop()
+        if len(ext) < k:
+            break
+        ref = [ys[i] for i in ext]
+    return p, q, max(abs(e) for e in err)
+
+
+def rational_float32(f, w, x_hi, m, n):
+    """rational_remez's fit with every coefficient rounded to float32: p_1, q_1, p_2, q_2, ... are
+    rounded in turn, the ones not yet rounded refitted after each (rounding them all at once
+    costs several times the fit's own error)."""
+    fixed_p, fixed_q = {}, {}
+    p, q, _ = rational_remez(f, w, x_hi, m, n)
+    order = [(c, j) for j in range(1, max(m, n) + 1) for c in "pq" if j <= (m if c == "p" else n)]
+    for c, j in order:
+        if c == "p":
+            fixed_p[j] = f32(p[j])
+        else:
+            fixed_q[j] = f32(q[j])
+        if len(fixed_p) + len(fixed_q) < m + n:
+            p, q, _ = rational_remez(f, w, x_hi, m, n, fixed_p, fixed_q)
+    p = [1.0] + [fixed_p[j] for j in range(1, m + 1)]
+    q = [1.0] + [fixed_q[j] for j in range(1, n + 1)]
+    ys = [(x_hi * i / 40000) ** 2 for i in range(1, 40001)]
+    worst = max(abs(w(y) * (horner(p, y) / (horner(q, y) * f(y)) - 1)) for y in ys)
+    return p, q, worst
+
+
 def show(name, c, worst):
     print(f"{name}: max weighted error {worst / ULP1:.4f} x 2^-24")
     for j, v in enumerate(c):
@@ -109,18 +190,18 @@ def main():
     c, e = remez(q_log, lambda f: abs(f ** 3 / math.log1p(f)) if f else 0.0, lo, hi, 7)
     show("log Q(f), log(1+f) = f - f^2/2 + f^3 Q(f)", c, e)
 
-    # tanh for |x| < 0.625: tanh(x) = x + x^3 Q(x^2), y = x^2.
-    T = 0.625
-    def q_tanh(y):
+    # tanh(x) = 2t / (1 + t^2), t = tanh(x/2) ~ (x/2) P(y) / Q(y), y = x^2, |x| <= 9.02 (tanh
+    # rounds to 1 from 9.0109). An error d in t, relative, is one of (1 - t^2)/(1 + t^2) d =
+    # d / cosh(x) in tanh(x): w = sech(x), and the fit of t may be loose where tanh nears 1.
+    def t_over_half_x(y):
         if y < 1e-6:
-            return -1 / 3 + 2 * y / 15 - 17 * y * y / 315
+            return 1 - y / 12 + y * y / 120
         x = math.sqrt(y)
-        return (math.tanh(x) - x) / (x * y)
-    def w_tanh(y):
-        x = math.sqrt(y)
-        return x * y / math.tanh(x) if y else 0.0
-    c, e = remez(q_tanh, w_tanh, 0.0, T * T, 5)
-    show(f"tanh Q(y), tanh(x) = x + x^3 Q(x^2), |x| < {T}", c, e)
+        return math.tanh(x / 2) / (x / 2)
+    p, q, e = rational_float32(t_over_half_x, lambda y: 1 / math.cosh(math.sqrt(y)), 9.02, 2, 3)
+    print("tanh: tanh(x/2) = (x/2) P(x^2) / Q(x^2), |x| <= 9.02, error weighted by sech(x)")
+    show("tanh P(y) = 1 + y (c0 + c1 y)", p[1:], e)
+    show("tanh Q(y) = 1 + y (c0 + c1 y + c2 y^2)", q[1:], e)
 
     # erf for |x| < E: erf(x) = x P(x^2), y = x^2, relative error.
     E = 0.875

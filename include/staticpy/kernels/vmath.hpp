@@ -7,22 +7,27 @@
 //   ... log, tanh, sigmoid, expm1, log1p, erf, all the same shape.
 //
 // Accuracy, float32, against std:: computed in double and rounded to float, over every float
-// (tests/kernels/vmath_test.cpp sweeps every 61st bit pattern plus the special values; the
-// figures are the worst seen, with and without hardware FMA):
+// (tests/kernels/vmath_test.cpp sweeps every 61st bit pattern plus the special values and
+// asserts these bounds; the figures are the worst seen, with and without hardware FMA):
 //   exp ≤ 1 ulp   log ≤ 1 ulp   expm1 ≤ 2 ulp   log1p ≤ 2 ulp   sigmoid ≤ 2 ulp
-//   tanh ≤ 2 ulp  erf ≤ 2 ulp
+//   tanh ≤ 4 ulp  erf ≤ 2 ulp
+// tanh's bound is also that of a sweep of every positive float below 10 (tanh is odd to the bit,
+// and exactly 1 beyond): with hardware FMA, 3 of those 1.1e9 inputs (near 4.66) reach 4 ulp and
+// the rest ≤ 3; without (the SSE2 build's fma is a multiply and an add), 331 reach 4.
 // Special values are exact: NaN propagates; exp(+inf) = +inf, exp(-inf) = 0, exp overflows to
 // +inf above 88.7228 and underflows through the subnormals to 0 below -103.97; log(0) = -inf,
 // log(x < 0) = NaN, log(+inf) = +inf, log of subnormals is correct; tanh and erf saturate to ±1
-// exactly and keep the sign of ±0, as do expm1 and log1p; sigmoid is 0 or 1 at ±inf, never NaN.
+// exactly (tanh from |x| = 9.01091385, the first float where it rounds to 1) and keep the sign of
+// ±0, as do expm1 and log1p; sigmoid is 0 or 1 at ±inf, never NaN.
 //
 // float64 batches call xsimd's functions (sigmoid is built on xsimd::exp): the targets
 // are float32, and a float64 polynomial set needs its own coefficients and thresholds.
 //
 // The coefficients are minimax fits derived by tests/kernels/vmath_coefficients.py (a Remez
-// exchange in plain Python); the script prints each set and its error. Range reductions are
-// Cody-Waite: ln2 split into a 15-bit high part (n * ln2_hi is exact for every |n| < 512, so the
-// reduction is exact with or without hardware FMA, which the SSE2 build lacks) and a low part.
+// exchange in plain Python, polynomial or rational); the script prints each set and its error.
+// Range reductions are Cody-Waite: ln2 split into a 15-bit high part (n * ln2_hi is exact for
+// every |n| < 512, so the reduction is exact with or without hardware FMA, which the SSE2 build
+// lacks) and a low part.
 
 #include <cstdint>
 #include <limits>
@@ -126,6 +131,8 @@ STATICPY_VMATH_INLINE B split_log(const B& x, B& k) {
 }
 
 inline constexpr float inf = std::numeric_limits<float>::infinity();
+// The first float x with tanh(x) rounding to 1 (atanh(1 - 2^-25) = 9.0109133...).
+inline constexpr float tanh_saturation = 9.01091385f;
 inline constexpr float qnan = std::numeric_limits<float>::quiet_NaN();
 
 // NaN tests go through xsimd::isnan: xsimd 8.1's AVX operator!= is the ordered compare
@@ -185,25 +192,38 @@ STATICPY_VMATH_INLINE B log(const B& x) {
     }
 }
 
-/// Hyperbolic tangent. float32: ≤ 2 ulp, exactly ±1 from |x| ≈ 9.01, keeps the sign of ±0.
+/// Hyperbolic tangent. float32: ≤ 4 ulp, exactly ±1 from |x| = 9.01091385, keeps the sign of ±0;
+/// one division, no exp.
 template <class B>
 STATICPY_VMATH_INLINE B tanh(const B& x) {
     using namespace vmath_detail;
     if constexpr (!is_float<B>) {
         return xsimd::tanh(x);
     } else {
+        // tanh(x) = 2t / (1 + t^2) with t = tanh(x/2) ≈ n / 2q, a rational function of y = x^2:
+        // n = x (1 + y P(y)) and q = 1 + b, b = y Q(y). Then tanh(x) = n q / (q^2 + n^2/4).
+        // Why not tanh ≈ x P(y) / Q(y) directly (Eigen's form): near 1, where tanh's ulp is
+        // smallest against it, each of that form's dozen roundings costs up to 1 ulp (5 ulp
+        // measured with a degree 5 over 4 fit). Here an error in t, relative, reaches tanh(x)
+        // scaled by (1 - t^2)/(1 + t^2) = 1/cosh(x): the fit of t may be loose there (degree 2
+        // over 3 is enough) and the roundings inside n and q hardly count. Near 0, the 1s are
+        // kept out of the rounded sums (n q = n + n b, q^2 + n^2/4 = 1 + (b (b + 2) + n^2/4)),
+        // so that the few roundings left are each one of the result's. Subnormal x gives y = 0
+        // and returns x exactly.
         const B ax = xsimd::abs(x);
-        // |x| < 0.625: an odd polynomial, x + x^3 Q(x^2); beyond, 1 - 2/(e^2|x| + 1), whose
-        // cancellation costs < 1 ulp there since 2/(e^2|x| + 1) < 0.45. The clamp keeps e^2|x|
-        // finite; tanh(10) is 1 in float32 already.
-        const B y = ax * ax;
-        const B q = horner(y, -0.3333333134651184f, 0.1333320587873459f, -0.05394676327705383f,
-                           0.021700702607631683f, -0.008177398703992367f, 0.002142961835488677f);
-        const B small = xsimd::fma(ax * y, q, ax);
-        const B e = exp_normal(B(2.0f) * xsimd::min(ax, B(10.0f)));
-        const B big = B(1.0f) - B(2.0f) / (e + B(1.0f));
-        // NaN fails >= and takes the polynomial, which propagates it; the sign is x's.
-        return xsimd::select(ax >= B(0.625f), big, small) | sign_of(x);
+        // From tanh_saturation on (±inf too), tanh rounds to 1: those lanes compute at the
+        // threshold, which keeps every intermediate finite, and take exactly 1. min(T, NaN) is
+        // NaN with T first on every xsimd arch (x86's minps returns its second operand when
+        // either is NaN, NEON's fmin NaN), one instruction where a select took two; NaN then
+        // propagates through the arithmetic and fails the >=.
+        const B a = xsimd::min(B(tanh_saturation), ax);
+        const B y = a * a;
+        const B n = xsimd::fma(a * y, horner(y, 0.02977743372321129f, 0.00011432908650022f), a);
+        const B b = y * horner(y, 0.1131107360124588f, 0.001206924906000495f,
+                               1.2304986967137665e-06f);
+        const B den = B(1.0f) + xsimd::fma(b, b + B(2.0f), (B(0.25f) * n) * n);
+        const B r = xsimd::fma(n, b, n) / den;
+        return xsimd::select(a >= B(tanh_saturation), B(1.0f), r) | sign_of(x);
     }
 }
 
