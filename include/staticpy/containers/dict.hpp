@@ -22,7 +22,7 @@
 #include <utility>
 
 #include <boost/hana/at.hpp>
-#include <boost/hana/flatten.hpp>
+#include <boost/hana/concat.hpp>
 #include <boost/hana/size.hpp>
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/unpack.hpp>
@@ -303,9 +303,20 @@ constexpr auto items_of(const Arg& arg) {
     }
 }
 
+/// The elements of the tuples, in order, in one hana::tuple: hana::flatten of a tuple of them,
+/// without <boost/hana/flatten.hpp>, whose Monad concept costs more to compile than dict.
+template <class Acc>
+constexpr auto concat_all(Acc acc) {
+    return acc;
+}
+template <class Acc, class T, class... Ts>
+constexpr auto concat_all(Acc acc, const T& t, const Ts&... ts) {
+    return concat_all(hana::concat(std::move(acc), t), ts...);
+}
+
 template <class... Args>
 constexpr auto dict_from_args(const Args&... args) {
-    return dict_from_items(hana::flatten(hana::make_tuple(items_of(args)...)));
+    return dict_from_items(concat_all(hana::make_tuple(), items_of(args)...));
 }
 
 } // namespace detail
