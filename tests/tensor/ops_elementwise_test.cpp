@@ -301,3 +301,55 @@ TEST_CASE("elementwise: the generic entry point and composition", "[elementwise]
     CHECK_FALSE(x2.storage().is_same(x.storage()));
     check_close(values(x), {-1, 0.5f, 2});
 }
+
+TEST_CASE("elementwise: a temporary operand lends its memory to the result", "[elementwise]") {
+    auto x = tensor<float>(iota_f(6), 2_c, 3_c);
+    const auto xv = values(x);
+
+    // An rvalue that nothing else shares: the result is written over it.
+    auto t = x * 2.0f;
+    const float* buffer = t.data();
+    auto y = std::move(t) + 1.0f;
+    CHECK(y.data() == buffer);
+    check_close(values(y), map1(xv, [](float v) { return v * 2.0f + 1.0f; }));
+
+    // Chains: one allocation, the right values, the inputs untouched.
+    const auto z = values(tanh(x * 0.5f + 0.25f) * x - sigmoid(-x));
+    for (std::size_t i = 0; i < xv.size(); ++i) {
+        const double v = xv[i];
+        CHECK(z[i] == Approx(std::tanh(v * 0.5 + 0.25) * v - 1.0 / (1.0 + std::exp(v)))
+                          .epsilon(1e-5)
+                          .margin(1e-6));
+    }
+    CHECK(values(x) == xv);
+    // Both operands temporaries.
+    check_close(values((x * 2.0f) + (x * 3.0f)), map1(xv, [](float v) { return 5.0f * v; }));
+    // The same tensor on both sides, as an lvalue: never overwritten.
+    check_close(values(x + x), map1(xv, [](float v) { return 2.0f * v; }));
+    CHECK(values(x) == xv);
+
+    // Shared with a view: the view keeps its values and the result gets new memory.
+    auto u = x * 2.0f;
+    auto view = u.view(6_c);
+    auto w = std::move(u) + 1.0f;
+    CHECK(w.data() != view.data());
+    check_close(values(view), map1(xv, [](float v) { return v * 2.0f; }));
+    check_close(values(w), map1(xv, [](float v) { return v * 2.0f + 1.0f; }));
+
+    // A temporary that broadcasts to a larger result cannot hold it.
+    auto row = tensor<float>(std::vector<float>{1, 2, 3}, 3_c);
+    auto b = (row * 1.0f) + x;
+    CHECK(values(b) ==
+          std::vector<float>{xv[0] + 1, xv[1] + 2, xv[2] + 3, xv[3] + 1, xv[4] + 2, xv[5] + 3});
+    // A strided temporary (a transposed view of one) is not reused either.
+    auto tt = (x * 1.0f).t() + 0.0f;
+    CHECK(values(tt) == std::vector<float>{xv[0], xv[3], xv[1], xv[4], xv[2], xv[5]});
+    // A result of another dtype gets its own memory: int * 2 + 0.5 is float32.
+    auto xi = tensor<std::int32_t>(std::vector<std::int32_t>{1, 2, 3}, 3_c);
+    auto f = (xi * 2) + 0.5;
+    static_assert(std::is_same_v<typename decltype(f)::value_type, float>);
+    CHECK(values(f) == std::vector<float>{2.5f, 4.5f, 6.5f});
+    CHECK(values(xi) == std::vector<std::int32_t>{1, 2, 3});
+    // Comparisons of temporaries give bool tensors in new memory.
+    CHECK(values((x * 1.0f) > 0.0f) == std::vector<bool>{false, false, false, false, true, true});
+}

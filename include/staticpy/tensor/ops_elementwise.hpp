@@ -222,19 +222,44 @@ struct elementwise_kernel {
 #endif
 };
 
+/// The tensor an elementwise op with functor F over Args returns.
+template <class F, class... Args>
+using elementwise_result_t = Tensor<typename functor_types<F, operand_of_t<Args>...>::result,
+                                    broadcast_shape_t<arg_shape_t<Args>...>>;
+
+/// Whether an argument of type X (as forwarded: not a reference for an rvalue) can lend its
+/// memory to the result Out: a non-const rvalue tensor of exactly Out's type.
+template <class X, class Out>
+inline constexpr bool lends_storage_v =
+    !std::is_reference_v<X> && !std::is_const_v<X> && std::is_same_v<X, Out>;
+
+/// Whether tensor t may be overwritten by the result of shape `sizes`: no other tensor shares its
+/// memory (so nothing can observe the change), it is all of that memory, contiguous, and each
+/// result element is computed from t's element at the same place only (no broadcasting of t).
+template <class T, class S, std::size_t R>
+bool can_lend_storage(const Tensor<T, S>& t, const std::array<std::int64_t, R>& sizes) {
+    const auto& st = t.storage();
+    return st.is_owning() && st.use_count() == 1 && t.storage_offset() == 0 &&
+           t.numel() == st.size() && t.is_contiguous() && t.sizes() == sizes;
+}
+
+/// The loop behind every eager elementwise op. `lender` is an argument that is a temporary no one
+/// else sees (or null): the result is written over its memory, as an in-place op would, so that a
+/// chain such as tanh(a * x + b) allocates one tensor, not three, and each pass after the first
+/// reads and writes memory still in cache.
 template <class F, class... Args, std::size_t... I>
-auto elementwise_impl(std::index_sequence<I...>, const Args&... args) {
+auto elementwise_impl(std::index_sequence<I...>, elementwise_result_t<F, Args...>* lender,
+                      const Args&... args) {
     using types = functor_types<F, operand_of_t<Args>...>;
     using compute = typename types::compute;
     using result = typename types::result;
     using out_shape = broadcast_shape_t<arg_shape_t<Args>...>;
     const out_shape s = broadcast_shapes(shape_of_arg(args)...);
-    Tensor<result, out_shape> out(s);
     using kernel = elementwise_kernel<F, compute, result, Args...>;
     constexpr std::size_t R = out_shape::rank;
-    // Each tensor's strides over the output (0 where it broadcasts), the output's last.
+    // Each tensor's strides over the output (0 where it broadcasts), the output's last; the
+    // kernel and the strides are taken before the lender's memory changes hands.
     std::array<std::array<std::int64_t, R>, kernel::leaves + 1> strides{};
-    strides[kernel::leaves] = out.strides();
     (
         [&] {
             if constexpr (kernel::is_leaf[I])
@@ -242,8 +267,27 @@ auto elementwise_impl(std::index_sequence<I...>, const Args&... args) {
                     kernels::broadcast_strides(args.sizes(), args.strides(), s.sizes());
         }(),
         ...);
-    kernels::store(kernel(args...), kernels::coalesce(s.sizes(), strides), out.data(), out.numel());
+    const kernel k(args...);
+    Tensor<result, out_shape> out = lender != nullptr && can_lend_storage(*lender, s.sizes())
+                                        ? std::move(*lender)
+                                        : Tensor<result, out_shape>(s);
+    strides[kernel::leaves] = out.strides();
+    kernels::store(k, kernels::coalesce(s.sizes(), strides), out.data(), out.numel());
     return out;
+}
+
+/// The first argument that may lend its memory to the result (see lends_storage_v), or null.
+template <class Out, class... Args>
+Out* storage_lender(Args&&... args) {
+    Out* lender = nullptr;
+    (
+        [&] {
+            if constexpr (lends_storage_v<Args, Out>)
+                if (lender == nullptr)
+                    lender = &args;
+        }(),
+        ...);
+    return lender;
 }
 
 } // namespace detail
@@ -258,29 +302,36 @@ concept elementwise_args = (detail::is_elementwise_arg_v<Args> && ...) &&
 /// Applies functor F (fn::add, fn::sigmoid, ...) elementwise, with broadcasting and promotion:
 /// the loop behind every eager elementwise op.
 ///   auto y = elementwise<fn::mul>(x, 2.0f);      // x * 2
+/// A tensor passed as an rvalue that no other tensor shares lends its memory to the result.
 template <class F, class... Args>
 requires elementwise_args<Args...>
-auto elementwise(const Args&... args) {
+auto elementwise(Args&&... args) {
     static_assert(sizeof...(Args) == F::arity, "staticpy: TypeError: wrong number of arguments");
-    if constexpr ((detail::is_symbolic_arg_v<Args> || ...))
-        return detail::symbolic_elementwise<F>::apply(args...);
-    else
-        return detail::elementwise_impl<F>(std::index_sequence_for<Args...>{}, args...);
+    if constexpr ((detail::is_symbolic_arg_v<Args> || ...)) {
+        return detail::symbolic_elementwise<F>::apply(std::as_const(args)...);
+    } else {
+        using out_t = detail::elementwise_result_t<F, std::remove_cvref_t<Args>...>;
+        return detail::elementwise_impl<F, std::remove_cvref_t<Args>...>(
+            std::index_sequence_for<Args...>{},
+            detail::storage_lender<out_t, Args...>(std::forward<Args>(args)...),
+            std::as_const(args)...);
+    }
 }
 
 // ---- named functions ------------------------------------------------------------------------
 
+// Forwarding references: a temporary tensor argument lends its memory to the result.
 #define STATICPY_UNARY_OP(Name)                                                                    \
     template <class X>                                                                             \
     requires elementwise_args<X>                                                                   \
-    auto Name(const X& x) {                                                                        \
-        return elementwise<fn::Name>(x);                                                           \
+    auto Name(X&& x) {                                                                             \
+        return elementwise<fn::Name>(std::forward<X>(x));                                          \
     }
 #define STATICPY_BINARY_OP(Name)                                                                   \
     template <class A, class B>                                                                    \
     requires elementwise_args<A, B>                                                                \
-    auto Name(const A& a, const B& b) {                                                            \
-        return elementwise<fn::Name>(a, b);                                                        \
+    auto Name(A&& a, B&& b) {                                                                      \
+        return elementwise<fn::Name>(std::forward<A>(a), std::forward<B>(b));                      \
     }
 
 /// torch.neg, abs, sign, square, floor, ceil, round (half to even), exp, expm1, log, log1p, sqrt,
@@ -403,61 +454,62 @@ auto cast(const X& x) {
 
 // ---- operators --------------------------------------------------------------------------------
 
-/// x + y, x - y, x * y, x / y (true division), -x, and the comparisons, elementwise.
+/// x + y, x - y, x * y, x / y (true division), -x, and the comparisons, elementwise. A temporary
+/// operand lends its memory to the result: a * x + b allocates one tensor.
 template <class A, class B>
 requires elementwise_args<A, B>
-auto operator+(const A& a, const B& b) {
-    return elementwise<fn::add>(a, b);
+auto operator+(A&& a, B&& b) {
+    return elementwise<fn::add>(std::forward<A>(a), std::forward<B>(b));
 }
 template <class A, class B>
 requires elementwise_args<A, B>
-auto operator-(const A& a, const B& b) {
-    return elementwise<fn::sub>(a, b);
+auto operator-(A&& a, B&& b) {
+    return elementwise<fn::sub>(std::forward<A>(a), std::forward<B>(b));
 }
 template <class A, class B>
 requires elementwise_args<A, B>
-auto operator*(const A& a, const B& b) {
-    return elementwise<fn::mul>(a, b);
+auto operator*(A&& a, B&& b) {
+    return elementwise<fn::mul>(std::forward<A>(a), std::forward<B>(b));
 }
 template <class A, class B>
 requires elementwise_args<A, B>
-auto operator/(const A& a, const B& b) {
-    return elementwise<fn::div>(a, b);
+auto operator/(A&& a, B&& b) {
+    return elementwise<fn::div>(std::forward<A>(a), std::forward<B>(b));
 }
 template <class X>
 requires elementwise_args<X>
-auto operator-(const X& x) {
-    return elementwise<fn::neg>(x);
+auto operator-(X&& x) {
+    return elementwise<fn::neg>(std::forward<X>(x));
 }
 template <class A, class B>
 requires elementwise_args<A, B>
-auto operator==(const A& a, const B& b) {
-    return elementwise<fn::eq>(a, b);
+auto operator==(A&& a, B&& b) {
+    return elementwise<fn::eq>(std::forward<A>(a), std::forward<B>(b));
 }
 template <class A, class B>
 requires elementwise_args<A, B>
-auto operator!=(const A& a, const B& b) {
-    return elementwise<fn::ne>(a, b);
+auto operator!=(A&& a, B&& b) {
+    return elementwise<fn::ne>(std::forward<A>(a), std::forward<B>(b));
 }
 template <class A, class B>
 requires elementwise_args<A, B>
-auto operator<(const A& a, const B& b) {
-    return elementwise<fn::lt>(a, b);
+auto operator<(A&& a, B&& b) {
+    return elementwise<fn::lt>(std::forward<A>(a), std::forward<B>(b));
 }
 template <class A, class B>
 requires elementwise_args<A, B>
-auto operator<=(const A& a, const B& b) {
-    return elementwise<fn::le>(a, b);
+auto operator<=(A&& a, B&& b) {
+    return elementwise<fn::le>(std::forward<A>(a), std::forward<B>(b));
 }
 template <class A, class B>
 requires elementwise_args<A, B>
-auto operator>(const A& a, const B& b) {
-    return elementwise<fn::gt>(a, b);
+auto operator>(A&& a, B&& b) {
+    return elementwise<fn::gt>(std::forward<A>(a), std::forward<B>(b));
 }
 template <class A, class B>
 requires elementwise_args<A, B>
-auto operator>=(const A& a, const B& b) {
-    return elementwise<fn::ge>(a, b);
+auto operator>=(A&& a, B&& b) {
+    return elementwise<fn::ge>(std::forward<A>(a), std::forward<B>(b));
 }
 
 } // namespace staticpy
