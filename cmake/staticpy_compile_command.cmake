@@ -3,7 +3,8 @@
 #   _cmd_base  the compiler with the C++20 flags, the project's warnings as errors, and the include
 #              directories (dependencies as -isystem), definitions and options of the target;
 #   _cmd       _cmd_base + "-x c++ -fsyntax-only" and, unless CF_NO_PCH is set, the precompiled
-#              staticpy/staticpy.hpp when it exists and is newer than every staticpy header
+#              staticpy/staticpy.hpp (staticpy/core.hpp + containers.hpp when CF_SOURCE includes
+#              nothing else of staticpy) when it exists and is newer than every staticpy header
 #              (_cmd_pch_note says which);
 #   _cmd_no_pch  the same without the precompiled header (clang 14 crashes on a few cases with
 #              one: the checks retry a crashed compile with this);
@@ -40,6 +41,22 @@ set(_cmd ${_cmd_base} -x c++ -fsyntax-only)
 set(_cmd_no_pch ${_cmd})
 set(_cmd_pch_note "")
 if(NOT CF_NO_PCH AND CF_PCH AND NOT CF_BUILDING_PCH)
+    # A case whose staticpy includes are all of core/ and containers/ starts from the smaller
+    # precompiled header of those two layers: it is read in a third of the time.
+    if(CF_PCH_SMALL AND DEFINED CF_SOURCE)
+        file(STRINGS "${CF_SOURCE}" _includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]staticpy/")
+        set(_small TRUE)
+        foreach(_line IN LISTS _includes)
+            if(NOT _line MATCHES "[<\"]staticpy/(core|containers)[/.]")
+                set(_small FALSE)
+                break()
+            endif()
+        endforeach()
+        if(_includes AND _small)
+            set(CF_PCH "${CF_PCH_SMALL}")
+            set(CF_PCH_HEADER "${CF_PCH_SMALL_HEADER}")
+        endif()
+    endif()
     set(_fresh FALSE)
     if(EXISTS "${CF_PCH}")
         set(_fresh TRUE)
