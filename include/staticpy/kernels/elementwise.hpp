@@ -145,7 +145,7 @@ void store(const K& k, const loop_nest<R, K::leaves + 1>& nest, typename K::valu
     if (numel == 0)
         return;
     const std::int64_t outer = nest.outer();
-    const int chunks = chunk_count(outer, threads_for(numel), nest.rank <= 1 ? 4096 : 1);
+    const int chunks = chunk_count(outer, threads_for(numel, cost_of<K>()), nest.rank <= 1 ? 4096 : 1);
     parallel_chunks(outer, chunks, [&](std::int64_t begin, std::int64_t end, int) {
         store_range(k, nest, q, begin, end);
     });

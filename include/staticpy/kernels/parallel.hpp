@@ -33,9 +33,21 @@ inline int available_threads() {
 #endif
 }
 
-/// The number of threads a kernel over n elements uses: 1 for small work.
-inline int threads_for(std::int64_t n) {
-    return n < parallel_threshold ? 1 : available_threads();
+/// The number of threads a kernel over n elements, each costing `cost` times an add (a kernel's
+/// `cost`: 1 for arithmetic, more for transcendental functions), uses: 1 for small work. A tanh
+/// chain over 1e4 elements is worth a second core; a sum over 1e4 is not.
+inline int threads_for(std::int64_t n, std::int64_t cost = 1) {
+    cost = std::max<std::int64_t>(cost, 1);
+    return n < (parallel_threshold + cost - 1) / cost ? 1 : available_threads();
+}
+
+/// The cost per element of kernel K (K::cost when it says, else 1).
+template <class K>
+constexpr std::int64_t cost_of() {
+    if constexpr (requires { K::cost; })
+        return K::cost;
+    else
+        return 1;
 }
 
 /// How many chunks parallel_chunks splits [0, extent) into for `threads` threads: chunks are at

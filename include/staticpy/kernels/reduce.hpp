@@ -177,7 +177,7 @@ void reduce(const K& k, const loop_nest<R, K::leaves + 1>& nest, std::int64_t nu
     constexpr std::size_t L = K::leaves;
     const std::int64_t outer = nest.outer();
     const bool outer_kept = nest.rank > 0 && nest.strides[L][0] != 0;
-    int chunks = chunk_count(outer, threads_for(numel), nest.rank <= 1 ? 4096 : 1);
+    int chunks = chunk_count(outer, threads_for(numel, cost_of<K>()), nest.rank <= 1 ? 4096 : 1);
     // Chunks that reduce into the same outputs get private accumulators, combined after.
     const bool private_acc = chunks > 1 && !outer_kept;
     if (private_acc && out_numel * chunks > (std::int64_t{1} << 22))

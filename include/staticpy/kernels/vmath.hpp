@@ -34,6 +34,7 @@
 #include <type_traits>
 
 #include "staticpy/kernels/config.hpp"
+#include "staticpy/kernels/math.hpp"
 
 #if STATICPY_HAS_XSIMD
 
@@ -41,9 +42,7 @@ namespace staticpy::kernels {
 
 namespace vmath_detail {
 
-// The helpers and the functions themselves are forced inline: g++ otherwise keeps some as calls
-// with the batch passed through memory, which made a fused tanh kernel ten times slower.
-#define STATICPY_VMATH_INLINE [[gnu::always_inline]] inline
+// The helpers and the functions themselves are forced inline (STATICPY_KERNEL_INLINE).
 
 template <class B>
 using int_batch = xsimd::batch<xsimd::as_integer_t<typename B::value_type>, typename B::arch_type>;
@@ -54,11 +53,11 @@ inline constexpr bool is_float = std::is_same_v<typename B::value_type, float>;
 /// c0 + x*(c1 + x*(c2 + ...)), one FMA per coefficient (Horner: the loops that call these
 /// have independent vectors in flight, so throughput, not latency, is what counts).
 template <class B>
-STATICPY_VMATH_INLINE B horner(const B&, float c) {
+STATICPY_KERNEL_INLINE B horner(const B&, float c) {
     return B(c);
 }
 template <class B, class... C>
-STATICPY_VMATH_INLINE B horner(const B& x, float c0, C... cs) {
+STATICPY_KERNEL_INLINE B horner(const B& x, float c0, C... cs) {
     return xsimd::fma(x, horner(x, cs...), B(c0));
 }
 
@@ -72,7 +71,7 @@ inline constexpr float shifter = 12582912.0f;
 
 /// e^r - 1 - r ≈ r^2 Q(r) for |r| <= ln2/2 (degree 5, error 0.04 x 2^-24 relative to e^r - 1).
 template <class B>
-STATICPY_VMATH_INLINE B expm1_reduced(const B& r) {
+STATICPY_KERNEL_INLINE B expm1_reduced(const B& r) {
     const B q = horner(r, 0.5f, 0.1666666567325592f, 0.041666362434625626f, 0.008333389647305012f,
                        0.0013940617209300399f, 0.00019845877250190824f);
     return xsimd::fma(r * r, q, r);
@@ -81,7 +80,7 @@ STATICPY_VMATH_INLINE B expm1_reduced(const B& r) {
 /// 2^n for the integer-valued float n = t - shifter, n in [-126, 127]: n sits in t's low
 /// mantissa bits, and shifting it into the exponent field drops the shifter's own bits.
 template <class B>
-STATICPY_VMATH_INLINE B pow2_from_shifted(const B& t) {
+STATICPY_KERNEL_INLINE B pow2_from_shifted(const B& t) {
     using I = int_batch<B>;
     const I bits = (xsimd::bitwise_cast<I>(t) << 23) + I(0x3f800000);
     return xsimd::bitwise_cast<B>(bits);
@@ -90,7 +89,7 @@ STATICPY_VMATH_INLINE B pow2_from_shifted(const B& t) {
 /// n and the reduced argument r = x - n ln2, |r| <= ln2/2 (for |x| up to ~2^22 ln2); t is the
 /// shifted form of n for pow2_from_shifted.
 template <class B>
-STATICPY_VMATH_INLINE void reduce_ln2(const B& x, B& t, B& n, B& r) {
+STATICPY_KERNEL_INLINE void reduce_ln2(const B& x, B& t, B& n, B& r) {
     t = xsimd::fma(x, B(log2e), B(shifter));
     n = t - B(shifter);
     r = xsimd::fnma(n, B(ln2_hi), x);
@@ -99,7 +98,7 @@ STATICPY_VMATH_INLINE void reduce_ln2(const B& x, B& t, B& n, B& r) {
 
 /// e^x for |x| <= 87: 2^n is a normal float, one multiply scales.
 template <class B>
-STATICPY_VMATH_INLINE B exp_normal(const B& x) {
+STATICPY_KERNEL_INLINE B exp_normal(const B& x) {
     B t, n, r;
     reduce_ln2(x, t, n, r);
     return (B(1.0f) + expm1_reduced(r)) * pow2_from_shifted(t);
@@ -108,7 +107,7 @@ STATICPY_VMATH_INLINE B exp_normal(const B& x) {
 /// log(m) for m = 1 + f in [sqrt(1/2), sqrt(2)), plus k ln2: f - f^2/2 + f^3 Q(f), the leading
 /// terms exact so the result is accurate to ~0.6 ulp even where log(m) is tiny.
 template <class B>
-STATICPY_VMATH_INLINE B log_reduced(const B& f, const B& k, const B& extra) {
+STATICPY_KERNEL_INLINE B log_reduced(const B& f, const B& k, const B& extra) {
     const B q = horner(f, 0.3333333134651184f, -0.2500081956386566f, 0.20001226663589478f,
                        -0.16623356938362122f, 0.14201757311820984f, -0.13160182535648346f,
                        0.1276157796382904f, -0.07634498924016953f);
@@ -120,7 +119,7 @@ STATICPY_VMATH_INLINE B log_reduced(const B& f, const B& k, const B& extra) {
 
 /// Splits a positive normal x into 2^k m, m in [sqrt(1/2), sqrt(2)); returns m - 1 (exact).
 template <class B>
-STATICPY_VMATH_INLINE B split_log(const B& x, B& k) {
+STATICPY_KERNEL_INLINE B split_log(const B& x, B& k) {
     using I = int_batch<B>;
     // Subtracting sqrt(1/2)'s bits moves the exponent boundary to sqrt(2): the exponent field
     // then reads k, and adding the bits back to the mantissa field gives m.
@@ -139,7 +138,7 @@ inline constexpr float qnan = std::numeric_limits<float>::quiet_NaN();
 // (_CMP_NEQ_OQ), false for NaN, so x != x finds no NaN there (it does on SSE2).
 
 template <class B>
-STATICPY_VMATH_INLINE B sign_of(const B& x) {
+STATICPY_KERNEL_INLINE B sign_of(const B& x) {
     return x & B(-0.0f);
 }
 
@@ -147,7 +146,7 @@ STATICPY_VMATH_INLINE B sign_of(const B& x) {
 
 /// e^x. float32: ≤ 1 ulp, subnormal results, exact overflow/underflow.
 template <class B>
-STATICPY_VMATH_INLINE B exp(const B& x) {
+STATICPY_KERNEL_INLINE B exp(const B& x) {
     using namespace vmath_detail;
     if constexpr (!is_float<B>) {
         return xsimd::exp(x);
@@ -174,7 +173,7 @@ STATICPY_VMATH_INLINE B exp(const B& x) {
 
 /// Natural logarithm. float32: ≤ 1 ulp; log(0) = -inf, log(x < 0) = NaN, subnormals exact.
 template <class B>
-STATICPY_VMATH_INLINE B log(const B& x) {
+STATICPY_KERNEL_INLINE B log(const B& x) {
     using namespace vmath_detail;
     if constexpr (!is_float<B>) {
         return xsimd::log(x);
@@ -195,7 +194,7 @@ STATICPY_VMATH_INLINE B log(const B& x) {
 /// Hyperbolic tangent. float32: ≤ 4 ulp, exactly ±1 from |x| = 9.01091385, keeps the sign of ±0;
 /// one division, no exp.
 template <class B>
-STATICPY_VMATH_INLINE B tanh(const B& x) {
+STATICPY_KERNEL_INLINE B tanh(const B& x) {
     using namespace vmath_detail;
     if constexpr (!is_float<B>) {
         return xsimd::tanh(x);
@@ -219,8 +218,8 @@ STATICPY_VMATH_INLINE B tanh(const B& x) {
         const B a = xsimd::min(B(tanh_saturation), ax);
         const B y = a * a;
         const B n = xsimd::fma(a * y, horner(y, 0.02977743372321129f, 0.00011432908650022f), a);
-        const B b = y * horner(y, 0.1131107360124588f, 0.001206924906000495f,
-                               1.2304986967137665e-06f);
+        const B b =
+            y * horner(y, 0.1131107360124588f, 0.001206924906000495f, 1.2304986967137665e-06f);
         const B den = B(1.0f) + xsimd::fma(b, b + B(2.0f), (B(0.25f) * n) * n);
         const B r = xsimd::fma(n, b, n) / den;
         return xsimd::select(a >= B(tanh_saturation), B(1.0f), r) | sign_of(x);
@@ -230,7 +229,7 @@ STATICPY_VMATH_INLINE B tanh(const B& x) {
 /// The logistic function 1 / (1 + e^-x). float32: ≤ 2 ulp; 0 and 1 at -inf and +inf, subnormal
 /// results for x below about -87, never NaN but for NaN.
 template <class B>
-STATICPY_VMATH_INLINE B sigmoid(const B& x) {
+STATICPY_KERNEL_INLINE B sigmoid(const B& x) {
     using namespace vmath_detail;
     // e = e^-|x| <= 1 never overflows: 1/(1 + e) for x >= 0, e/(1 + e) for x < 0. The common
     // case, |x| <= 87, calls the short form directly (kernels::exp's two paths are too large
@@ -247,7 +246,7 @@ STATICPY_VMATH_INLINE B sigmoid(const B& x) {
 
 /// e^x - 1, accurate near 0. float32: ≤ 2 ulp; -1 below -17.4, +inf above 88.7228.
 template <class B>
-STATICPY_VMATH_INLINE B expm1(const B& x) {
+STATICPY_KERNEL_INLINE B expm1(const B& x) {
     using namespace vmath_detail;
     if constexpr (!is_float<B>) {
         return xsimd::expm1(x);
@@ -268,7 +267,7 @@ STATICPY_VMATH_INLINE B expm1(const B& x) {
 
 /// log(1 + x), accurate near 0. float32: ≤ 2 ulp; -inf at -1, NaN below.
 template <class B>
-STATICPY_VMATH_INLINE B log1p(const B& x) {
+STATICPY_KERNEL_INLINE B log1p(const B& x) {
     using namespace vmath_detail;
     if constexpr (!is_float<B>) {
         return xsimd::log1p(x);
@@ -289,7 +288,7 @@ STATICPY_VMATH_INLINE B log1p(const B& x) {
 
 /// The error function. float32: ≤ 2 ulp, exactly ±1 from |x| ≈ 3.92, keeps the sign of ±0.
 template <class B>
-STATICPY_VMATH_INLINE B erf(const B& x) {
+STATICPY_KERNEL_INLINE B erf(const B& x) {
     using namespace vmath_detail;
     if constexpr (!is_float<B>) {
         return xsimd::erf(x);
@@ -315,8 +314,6 @@ STATICPY_VMATH_INLINE B erf(const B& x) {
         return xsimd::select(ax >= B(0.875f), big, small) | sign_of(x);
     }
 }
-
-#undef STATICPY_VMATH_INLINE
 
 } // namespace staticpy::kernels
 

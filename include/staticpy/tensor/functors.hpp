@@ -177,6 +177,8 @@ struct op_base {
         return true;
     }
     static constexpr bool vectorized = true;
+    /// Its work per element relative to an add: how kernels weigh splitting it across threads.
+    static constexpr int cost = 1;
     /// Autodiff's slot: an op's derivative (its vector-Jacobian product) goes here.
     struct derivative {};
 };
@@ -185,6 +187,10 @@ namespace detail {
 using kernels::math::splat;
 namespace math = kernels::math;
 } // namespace detail
+
+/// The cost (see op_base::cost) of an op built on a math function (exp, log, tanh, erf, sqrt,
+/// sin, cos, pow): about ten arithmetic ops' time per element (kernels/vmath.hpp).
+inline constexpr int transcendental_cost = 10;
 
 /// The check of the ops PyTorch implements for floating types only.
 #define STATICPY_FLOATING_ONLY(op_name, kernel_name)                                               \
@@ -282,6 +288,7 @@ struct div : op_base {
 /// for integer tensors).
 struct pow : op_base {
     static constexpr const char* name = "pow";
+    static constexpr int cost = transcendental_cost;
     static constexpr int arity = 2;
     static constexpr op_kind kind = op_kind::same;
     template <class T>
@@ -527,6 +534,7 @@ STATICPY_ROUNDING_OP(round, nearbyint, "std::nearbyint");
         static constexpr const char* name = #Name;                                                 \
         static constexpr int arity = 1;                                                            \
         static constexpr op_kind kind = op_kind::floating;                                         \
+        static constexpr int cost = transcendental_cost;                                           \
         template <class T>                                                                         \
         static T apply(T a) {                                                                      \
             static_assert(!std::is_integral_v<T>,                                                  \
@@ -575,6 +583,7 @@ struct reciprocal : op_base {
 /// 1 / (1 + exp(-x)): saturates to 0 and 1 without NaN for large |x|.
 struct sigmoid : op_base {
     static constexpr const char* name = "sigmoid";
+    static constexpr int cost = transcendental_cost;
     static constexpr int arity = 1;
     static constexpr op_kind kind = op_kind::floating;
     template <class T>
@@ -589,6 +598,7 @@ struct sigmoid : op_base {
 /// GELU, PyTorch's exact (approximate='none') form: x * 0.5 * (1 + erf(x / sqrt(2))).
 struct gelu : op_base {
     static constexpr const char* name = "gelu";
+    static constexpr int cost = transcendental_cost;
     static constexpr int arity = 1;
     static constexpr op_kind kind = op_kind::floating;
     STATICPY_FLOATING_ONLY("gelu", "GeluKernelImpl")
@@ -608,6 +618,7 @@ struct gelu : op_base {
 /// SiLU (swish), torch.nn.functional.silu: x * sigmoid(x) = x / (1 + exp(-x)).
 struct silu : op_base {
     static constexpr const char* name = "silu";
+    static constexpr int cost = transcendental_cost;
     static constexpr int arity = 1;
     static constexpr op_kind kind = op_kind::floating;
     STATICPY_FLOATING_ONLY("silu", "silu_cpu")
@@ -642,6 +653,7 @@ struct leaky_relu : op_base {
 /// where beta * x > threshold (there the two agree to float precision, and exp would overflow).
 struct softplus : op_base {
     static constexpr const char* name = "softplus";
+    static constexpr int cost = transcendental_cost;
     static constexpr int arity = 3;
     static constexpr op_kind kind = op_kind::parametric;
     STATICPY_FLOATING_ONLY("softplus", "softplus_cpu")

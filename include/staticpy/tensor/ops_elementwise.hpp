@@ -123,6 +123,7 @@ struct elementwise_kernel {
         return a;
     }();
     using value_type = Result;
+    static constexpr int cost = F::cost;
     template <std::size_t I>
     using compute_of = operand_compute_t<F, I, Compute>;
     template <class X>

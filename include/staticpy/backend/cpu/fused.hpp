@@ -61,6 +61,19 @@ constexpr bool region_simd_able(std::index_sequence<S...>) {
     }
 }
 
+/// The work per element of a region: the sum of its ops' costs (op_base::cost).
+template <class Prog, class Region, std::size_t... S>
+constexpr int region_cost(std::index_sequence<S...>) {
+    auto slot_cost = []<std::size_t I>(std::integral_constant<std::size_t, I>) {
+        using node = typename Prog::template node_at<I>;
+        if constexpr (!Region::member[I] || node::materialized || graph::is_number_node_v<node>)
+            return 0;
+        else
+            return node::functor::cost;
+    };
+    return (0 + ... + slot_cost(std::integral_constant<std::size_t, S>{}));
+}
+
 /// The kernel (kernels/elementwise.hpp) of the region rooted at slot Root: each leaf's base
 /// pointer, and the node objects for the numbers' values.
 template <class Prog, std::size_t Root>
@@ -71,6 +84,7 @@ struct region_kernel {
     using value_type = slot_value_t<Prog, Root>;
     static constexpr bool simd =
         region_simd_able<Prog, region, value_type>(std::make_index_sequence<N>{});
+    static constexpr int cost = region_cost<Prog, region>(std::make_index_sequence<N>{});
     using offsets_t = std::array<std::int64_t, leaves + 1>;
 
     template <std::size_t S>
