@@ -48,6 +48,26 @@ def horner(c, t):
     return s
 
 
+def alternating_extrema(err, count):
+    """The indices of one extremum of err per run of equal sign, trimmed to `count` alternating
+    points (the exchange step of both Remez fits), or None when there are fewer."""
+    ext = []
+    for i, e in enumerate(err):
+        if e == 0:
+            continue
+        if ext and (e > 0) == (err[ext[-1]] > 0):
+            if abs(e) > abs(err[ext[-1]]):
+                ext[-1] = i
+        else:
+            ext.append(i)
+    while len(ext) > count:
+        if abs(err[ext[0]]) < abs(err[ext[-1]]):
+            ext.pop(0)
+        else:
+            ext.pop()
+    return ext if len(ext) == count else None
+
+
 def remez(q, w, lo, hi, degree, iterations=30, grid=20000):
     """Coefficients c[0..degree] minimising max |w(t) (sum c_j t^j - q(t))| on [lo, hi]."""
     n = degree + 2
@@ -60,22 +80,8 @@ def remez(q, w, lo, hi, degree, iterations=30, grid=20000):
         sol = solve(rows, [q(t) for t in ref])
         c = sol[:-1]
         err = [w(t) * (horner(c, t) - q(t)) for t in ts]
-        # one extremum per run of equal sign, then trim to n alternating points
-        ext = []
-        for i, e in enumerate(err):
-            if e == 0:
-                continue
-            if ext and (e > 0) == (err[ext[-1]] > 0):
-                if abs(e) > abs(err[ext[-1]]):
-                    ext[-1] = i
-            else:
-                ext.append(i)
-        while len(ext) > n:
-            if abs(err[ext[0]]) < abs(err[ext[-1]]):
-                ext.pop(0)
-            else:
-                ext.pop()
-        if len(ext) < n:
+        ext = alternating_extrema(err, n)
+        if ext is None:
             break
         ref = [ts[i] for i in ext]
     c32 = [f32(v) for v in c]
@@ -121,21 +127,8 @@ def rational_remez(f, w, x_hi, m, n, fixed_p=None, fixed_q=None, iterations=40, 
         for a, j in enumerate(free_q):
             q[j] = sol[len(free_p) + a]
         err = [wy * (horner(p, y) / (horner(q, y) * fy) - 1) for y, fy, wy in zip(ys, fs, ws)]
-        ext = []
-        for i, e in enumerate(err):
-            if e == 0:
-                continue
-            if ext and (e > 0) == (err[ext[-1]] > 0):
-                if abs(e) > abs(err[ext[-1]]):
-                    ext[-1] = i
-            else:
-                ext.append(i)
-        while len(ext) > k:
-            if abs(err[ext[0]]) < abs(err[ext[-1]]):
-                ext.pop(0)
-            else:
-                ext.pop()
-        if len(ext) < k:
+        ext = alternating_extrema(err, k)
+        if ext is None:
             break
         ref = [ys[i] for i in ext]
     return p, q, max(abs(e) for e in err)
