@@ -190,7 +190,7 @@ struct elementwise_kernel {
         typename slots_of<std::index_sequence_for<Args...>>::type slots;
 
         template <bool AllUnit>
-        batch at(const offsets_t& off, const offsets_t& inner) const {
+        STATICPY_KERNEL_FLATTEN batch at(const offsets_t& off, const offsets_t& inner) const {
             return [&]<std::size_t... I>(std::index_sequence<I...>) {
                 return F::apply(read<I, AllUnit>(off, inner)...);
             }

@@ -191,7 +191,7 @@ struct region_kernel {
         /// The region's value for `width` consecutive elements of a run. AllUnit: every leaf's
         /// inner stride is 1 (known per run, so branch-free inside).
         template <bool AllUnit>
-        batch at(const offsets_t& off, const offsets_t& inner) const {
+        STATICPY_KERNEL_FLATTEN batch at(const offsets_t& off, const offsets_t& inner) const {
             batch_values_t v = hoisted;
             evaluate(
                 v,
