@@ -352,9 +352,9 @@ TEST_CASE("jit: into() writes the output in place, also over an argument") {
     auto col = big.select(1, 1);
     f.into(col, x);
     require_same(col, x * 2.0f + 1.0f);
-    // softmax and log_softmax outputs: the row kernel writes into() straight into the output
-    // (contiguous), through a temporary when the output is strided or is the input itself, and
-    // the eager kernel along another dim.
+    // softmax and log_softmax outputs are written into into()'s tensor directly when it is
+    // contiguous (the row kernel along the last dim, the eager kernel along another; in place
+    // when it is the input itself), through a temporary when it is strided.
     auto logits = randn(5_c, 33_c, g);
     auto probs = zeros(5_c, 33_c);
     auto sm = jit([](auto a) { return softmax(a * 2.0f, -1_c); });

@@ -6,14 +6,14 @@
 // A reduction here is anything with the shape of tensor/reductions.hpp's descriptions:
 //   Red::accumulator<T>    the type it accumulates T in (double for float sums, as PyTorch);
 //   Red::identity<A>()     the accumulator's start;
-//   Red::combine(a, b)     one step, for accumulators, values and SIMD batches alike.
+//   Red::combine(a, b)     one step, for accumulators, values and SIMD batches alike;
+//   Red::finish<V>(a, n)   the output from an accumulator that folded n values.
 // The accumulators are laid out as the keepdim output (contiguous over the kept dims): the
 // layout's `sink` strides are the output's strides over the input's dims, 0 where reduced.
 //
 //   const auto layout = reduce_layout_of(sizes, mask);
 //   const auto nest = coalesce(sizes, {in_strides, layout.sink});
-//   reduce<Red>(read_kernel<float>{p}, nest, numel, layout.out_numel,
-//               [&](const double* acc) { /* finish acc[0..out_numel) into the output */ });
+//   reduce<Red>(read_kernel<float>{p}, nest, numel, layout, out.data());
 
 #include <algorithm>
 #include <array>
@@ -166,13 +166,14 @@ void reduce_run(const K& k, A* a, std::array<std::int64_t, K::leaves + 1> off, s
     }
 }
 
-/// Folds kernel k over `nest` (its leaves' strides, then the accumulators' sink strides) with
-/// reduction Red into out_numel accumulators, split across threads when numel (the input's
-/// element count) pays for them, and hands them to finish(const A*). An empty input leaves
-/// every accumulator at the identity.
-template <class Red, class K, std::size_t R, class Finish>
+/// Folds kernel k over `nest` (its leaves' strides, then layout.sink) with reduction Red, split
+/// across threads when numel (the input's element count) pays for them, and writes each output,
+/// Red::finish of its accumulator, to q (contiguous, the layout's order). An empty input gives
+/// every output the finish of the identity.
+template <class Red, class K, std::size_t R, class V>
 void reduce(const K& k, const loop_nest<R, K::leaves + 1>& nest, std::int64_t numel,
-            std::int64_t out_numel, Finish&& finish) {
+            const reduce_layout<R>& layout, V* q) {
+    const std::int64_t out_numel = layout.out_numel;
     using A = typename Red::template accumulator<typename K::value_type>;
     constexpr std::size_t L = K::leaves;
     const std::int64_t outer = nest.outer();
@@ -195,18 +196,19 @@ void reduce(const K& k, const loop_nest<R, K::leaves + 1>& nest, std::int64_t nu
     if (numel != 0) {
         parallel_chunks(outer, chunks, [&](std::int64_t b, std::int64_t e, int c) {
             A* a = acc + (private_acc ? c * out_numel : 0);
-            for_each_run(nest, b, e,
-                         [&](const std::array<std::int64_t, L + 1>& off, std::int64_t len,
-                             const std::array<std::int64_t, L + 1>& inner) {
-                             reduce_run<Red>(k, a, off, len, inner);
-                         });
+            // Generic parameters: spelled std::array<std::int64_t, L + 1>, they made g++ 12
+            // crash (an internal compiler error in lookup_template_class_1).
+            for_each_run(nest, b, e, [&](const auto& off, std::int64_t len, const auto& inner) {
+                reduce_run<Red>(k, a, off, len, inner);
+            });
         });
     }
     if (private_acc)
         for (int c = 1; c < chunks; ++c)
             for (std::int64_t i = 0; i < out_numel; ++i)
                 acc[i] = Red::combine(acc[i], acc[c * out_numel + i]);
-    finish(static_cast<const A*>(acc));
+    for (std::int64_t i = 0; i < out_numel; ++i)
+        q[i] = Red::template finish<V>(acc[i], layout.count);
 }
 
 } // namespace staticpy::kernels

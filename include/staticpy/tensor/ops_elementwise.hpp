@@ -251,13 +251,11 @@ bool can_lend_storage(const Tensor<T, S>& t, const std::array<std::int64_t, R>& 
 template <class F, class... Args, std::size_t... I>
 auto elementwise_impl(std::index_sequence<I...>, elementwise_result_t<F, Args...>* lender,
                       const Args&... args) {
-    using types = functor_types<F, operand_of_t<Args>...>;
-    using compute = typename types::compute;
-    using result = typename types::result;
-    using out_shape = broadcast_shape_t<arg_shape_t<Args>...>;
-    const out_shape s = broadcast_shapes(shape_of_arg(args)...);
-    using kernel = elementwise_kernel<F, compute, result, Args...>;
-    constexpr std::size_t R = out_shape::rank;
+    using out_t = elementwise_result_t<F, Args...>;
+    using compute = typename functor_types<F, operand_of_t<Args>...>::compute;
+    const typename out_t::shape_type s = broadcast_shapes(shape_of_arg(args)...);
+    using kernel = elementwise_kernel<F, compute, typename out_t::value_type, Args...>;
+    constexpr std::size_t R = out_t::rank;
     // Each tensor's strides over the output (0 where it broadcasts), the output's last; the
     // kernel and the strides are taken before the lender's memory changes hands.
     std::array<std::array<std::int64_t, R>, kernel::leaves + 1> strides{};
@@ -269,9 +267,8 @@ auto elementwise_impl(std::index_sequence<I...>, elementwise_result_t<F, Args...
         }(),
         ...);
     const kernel k(args...);
-    Tensor<result, out_shape> out = lender != nullptr && can_lend_storage(*lender, s.sizes())
-                                        ? std::move(*lender)
-                                        : Tensor<result, out_shape>(s);
+    out_t out =
+        lender != nullptr && can_lend_storage(*lender, s.sizes()) ? std::move(*lender) : out_t(s);
     strides[kernel::leaves] = out.strides();
     kernels::store(k, kernels::coalesce(s.sizes(), strides), out.data(), out.numel());
     return out;

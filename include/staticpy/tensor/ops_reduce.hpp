@@ -253,17 +253,11 @@ Tensor<Out, OutShape> reduce_into(const Tensor<T, S>& x, const std::array<bool, 
     Tensor<Out, OutShape> out(out_shape);
     if constexpr (requires { typename std::remove_cvref_t<Body>::description; }) {
         using Reduction = typename std::remove_cvref_t<Body>::description;
-        using A = typename Reduction::template accumulator<T>;
         const auto layout = kernels::reduce_layout_of(x.sizes(), mask);
         const auto nest = kernels::coalesce(
             x.sizes(), std::array<std::array<std::int64_t, S::rank>, 2>{x.strides(), layout.sink});
-        Out* q = out.data();
-        kernels::reduce<Reduction>(kernels::read_kernel<T>{x.data()}, nest, x.numel(),
-                                   layout.out_numel, [&](const A* acc) {
-                                       for (std::int64_t i = 0; i < layout.out_numel; ++i)
-                                           q[i] = Reduction::template finish<Out>(acc[i],
-                                                                                  layout.count);
-                                   });
+        kernels::reduce<Reduction>(kernels::read_kernel<T>{x.data()}, nest, x.numel(), layout,
+                                   out.data());
     } else {
         const auto outer = dim_offsets(x.sizes(), x.strides(), mask, false);
         const auto inner = dim_offsets(x.sizes(), x.strides(), mask, true);
@@ -527,8 +521,12 @@ auto argmin(const Tensor<T, S>& x, const Dim& dim, Keep = {}) {
 // ---- softmax, log_softmax ---------------------------------------------------------------------
 
 namespace detail {
+/// softmax (or log_softmax) of x along dim into q, a contiguous buffer of x's sizes that does not
+/// overlap x or is x's own (contiguous) memory: every element is read before it is written, at the
+/// same place. What eager softmax fills its new tensor with, and what a graph whose output is a
+/// softmax writes into()'s tensor with.
 template <bool Log, class T, class S, class Dim>
-Tensor<T, S> softmax_impl(const Tensor<T, S>& x, const Dim& dim) {
+void softmax_into(const Tensor<T, S>& x, const Dim& dim, T* q) {
     static_assert(
         std::is_floating_point_v<T>,
         "staticpy: RuntimeError: softmax and log_softmax are only implemented for floating "
@@ -536,14 +534,15 @@ Tensor<T, S> softmax_impl(const Tensor<T, S>& x, const Dim& dim) {
     static_assert(dim_spec<Dim>::count == 1, "staticpy: TypeError: softmax() takes one dim");
     using plan = reduction_plan<S, Dim, true>;
     const auto mask = plan::mask(dim);
-    Tensor<T, S> out(x.shape());
+    if (x.numel() == 0)
+        return;
     if constexpr (S::rank >= 1) {
         // Along the last dim (every classifier head): the vectorised, threaded row kernel.
-        if (mask[S::rank - 1] && x.numel() != 0) {
+        if (mask[S::rank - 1]) {
             const auto rows = x.contiguous();
             const std::int64_t cols = x.sizes()[S::rank - 1];
-            kernels::softmax_rows<Log>(rows.data(), out.data(), x.numel() / cols, cols);
-            return out;
+            kernels::softmax_rows<Log>(rows.data(), q, x.numel() / cols, cols);
+            return;
         }
     }
     const auto out_strides = contiguous_strides(x.sizes());
@@ -551,10 +550,7 @@ Tensor<T, S> softmax_impl(const Tensor<T, S>& x, const Dim& dim) {
     const auto inner_in = dim_offsets(x.sizes(), x.strides(), mask, true);
     const auto outer_out = dim_offsets(x.sizes(), out_strides, mask, false);
     const auto inner_out = dim_offsets(x.sizes(), out_strides, mask, true);
-    if (x.numel() == 0)
-        return out;
     const T* p = x.data();
-    T* q = out.data();
     const std::size_t n = inner_in.size();
     for (std::size_t k = 0; k < outer_in.size(); ++k) {
         const T* a = p + outer_in[k];
@@ -580,6 +576,12 @@ Tensor<T, S> softmax_impl(const Tensor<T, S>& x, const Dim& dim) {
                 b[inner_out[j]] = b[inner_out[j]] * inv;
         }
     }
+}
+
+template <bool Log, class T, class S, class Dim>
+Tensor<T, S> softmax_impl(const Tensor<T, S>& x, const Dim& dim) {
+    Tensor<T, S> out(x.shape());
+    softmax_into<Log>(x, dim, out.data());
     return out;
 }
 } // namespace detail

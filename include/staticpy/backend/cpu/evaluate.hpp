@@ -26,7 +26,6 @@
 #include "staticpy/graph/program.hpp"
 #include "staticpy/kernels/gemm.hpp"
 #include "staticpy/kernels/reduce.hpp"
-#include "staticpy/kernels/softmax.hpp"
 #include "staticpy/tensor/broadcast.hpp"
 #include "staticpy/tensor/ops.hpp"
 
@@ -114,8 +113,8 @@ public:
     }();
     using results_t = typename detail::results_of<Prog, std::make_index_sequence<N>>::type;
     /// Whether slot S is an output computed straight into the caller's tensor rather than
-    /// materialized first: a softmax/log_softmax used only as an output (its row kernel writes
-    /// any contiguous buffer, so into() costs no temporary and no copy).
+    /// materialized first: a softmax/log_softmax used only as an output (detail::softmax_into
+    /// writes any contiguous buffer, so into() costs no temporary and no copy).
     template <std::size_t S>
     static constexpr bool direct_output() {
         using node = typename Prog::template node_at<S>;
@@ -168,10 +167,16 @@ public:
                                " but the result has shape " + repr(s));
         if constexpr (direct_output<S>()) {
             const auto in = operand_tensor<Prog::template instr_at<S>::operands[0]>();
-            if (out.is_contiguous() && !detail::unsafe_alias(out, in) && row_kernel_applies<S>(in))
-                softmax_rows_into<S>(in, out.data());
-            else
-                out.copy_(opaque<S>(in));
+            using op_t = typename node::op_type;
+            if constexpr (std::is_same_v<typename Out::value_type,
+                                         typename decltype(in)::value_type>) {
+                if (out.is_contiguous() && !detail::unsafe_alias(out, in)) {
+                    staticpy::detail::softmax_into<detail::softmax_kind<op_t>::value == 2>(
+                        in, std::get<0>(this->template node<S>().op.args), out.data());
+                    return;
+                }
+            }
+            out.copy_(opaque<S>(in));
         } else if constexpr (node::materialized) {
             out.copy_(tensor<S>()); // copy_ snapshots an overlapping source itself
         } else {
@@ -277,41 +282,7 @@ private:
         }
     }
 
-    /// Whether the backend's row kernel computes softmax/log_softmax slot S of t: floating rows
-    /// along the last dim.
-    template <std::size_t S, class In>
-    bool row_kernel_applies(const In& t) const {
-        using op_t = typename Prog::template node_at<S>::op_type;
-        if constexpr (detail::softmax_kind<op_t>::value != 0 &&
-                      std::is_floating_point_v<typename In::value_type> && In::rank >= 1) {
-            const auto& d = std::get<0>(node<S>().op.args);
-            std::int64_t dim = 0;
-            if constexpr (is_int_constant_v<std::remove_cvref_t<decltype(d)>>)
-                dim = std::remove_cvref_t<decltype(d)>::value;
-            else
-                dim = static_cast<std::int64_t>(d);
-            const auto rank = static_cast<std::int64_t>(In::rank);
-            return (dim == -1 || dim == rank - 1) && t.numel() > 0;
-        } else {
-            return false;
-        }
-    }
-
-    /// The row kernel of softmax/log_softmax slot S over t, into the contiguous buffer q (when
-    /// row_kernel_applies).
-    template <std::size_t S, class In>
-    void softmax_rows_into(const In& t, typename In::value_type* q) const {
-        using op_t = typename Prog::template node_at<S>::op_type;
-        if constexpr (detail::softmax_kind<op_t>::value != 0 && In::rank >= 1) {
-            const auto c = t.contiguous();
-            const std::int64_t cols = t.sizes()[In::rank - 1];
-            kernels::softmax_rows<detail::softmax_kind<op_t>::value == 2>(c.data(), q,
-                                                                          t.numel() / cols, cols);
-        }
-    }
-
-    /// An opaque op: its eager implementation (softmax and log_softmax over the last dim run the
-    /// row kernel there).
+    /// An opaque op: its eager implementation.
     template <std::size_t S, class In>
     auto opaque(const In& t) const {
         return node<S>().op(t);
@@ -420,10 +391,7 @@ private:
     template <std::size_t S, std::size_t Operand>
     auto reduce() {
         using node_t = typename Prog::template node_at<S>;
-        using operand_node = typename Prog::template node_at<Operand>;
-        using T = typename operand_node::value_type;
         using Reduction = typename node_t::reduction;
-        using A = typename Reduction::template accumulator<T>;
         using out_shape_t = typename node_t::shape_type;
         using V = typename node_t::value_type;
 
@@ -439,11 +407,7 @@ private:
 
         Tensor<V, out_shape_t> out{out_shape_t(
             staticpy::detail::reduced_sizes<out_shape_t::rank>(in_sizes, mask, node_t::keepdim))};
-        V* q = out.data();
-        kernels::reduce<Reduction>(k, nest, in_shape.numel(), layout.out_numel, [&](const A* acc) {
-            for (std::int64_t i = 0; i < layout.out_numel; ++i)
-                q[i] = Reduction::template finish<V>(acc[i], layout.count);
-        });
+        kernels::reduce<Reduction>(k, nest, in_shape.numel(), layout, out.data());
         return out;
     }
 };
