@@ -10,6 +10,7 @@
 #include "staticpy/tensor/broadcast.hpp"
 #include "staticpy/tensor/functors.hpp"
 #include "staticpy/tensor/ops_elementwise.hpp"
+#include "staticpy/tensor/ops_index.hpp"
 #include "staticpy/tensor/ops_matmul.hpp"
 #include "staticpy/tensor/ops_reduce.hpp"
 #include "staticpy/tensor/promote.hpp"
