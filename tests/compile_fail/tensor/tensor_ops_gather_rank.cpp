@@ -1,0 +1,21 @@
+// expect: staticpy: RuntimeError: Index tensor must have the same number of dimensions as input
+// tensor
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include <staticpy/containers/list.hpp>
+#include <staticpy/tensor/creation.hpp>
+#include <staticpy/tensor/ops.hpp>
+
+using namespace staticpy;
+using namespace staticpy::literals;
+
+int main() {
+    // torch.gather(x, 1, torch.zeros(2, dtype=torch.long))
+    auto x = zeros<float>(2_c, 3_c);
+    (void)gather(x, 1_c, zeros<std::int64_t>(2_c, 2_c));
+#if STATICPY_EXPECT_FAIL
+    (void)gather(x, 1_c, zeros<std::int64_t>(2_c));
+#endif
+}
