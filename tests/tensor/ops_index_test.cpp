@@ -4,6 +4,7 @@
 // strided and transposed inputs, negative and run-time dims, the result shape types, empty
 // tensors, and every error text.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <tuple>
@@ -93,8 +94,7 @@ TEST_CASE("index_select: 3-D along every dim (block copies and the strided walk)
     CHECK(values(d2) == want2);
 }
 
-TEST_CASE("index_select: transposed input, strided index, 0-dim index and 0-dim input",
-          "[index]") {
+TEST_CASE("index_select: transposed input, strided index, 0-dim index and 0-dim input", "[index]") {
     auto xt = x23().t(); // [[1, 4], [2, 5], [3, 6]], not contiguous
     CHECK(values(index_select(xt, 0_c, tensor<i64>({2, 0}))) == std::vector<float>{3, 6, 1, 4});
     CHECK(values(index_select(xt, 1_c, tensor<i64>({1}))) == std::vector<float>{4, 5, 6});
@@ -122,14 +122,14 @@ TEST_CASE("index_select: transposed input, strided index, 0-dim index and 0-dim 
 TEST_CASE("index_select: result shape types", "[index]") {
     auto x = zeros<float>(2_c, 3_c);
     auto static_index = tensor<i64>({1, 0}, 2_c);
-    STATIC_REQUIRE(std::is_same_v<shape_t<decltype(index_select(x, 1_c, static_index))>,
-                                  static_shape<2, 2>>);
+    STATIC_REQUIRE(
+        std::is_same_v<shape_t<decltype(index_select(x, 1_c, static_index))>, static_shape<2, 2>>);
     STATIC_REQUIRE(std::is_same_v<shape_t<decltype(index_select(x, 0_c, tensor<i64>({1})))>,
                                   shape<i64, int_<3>>>);
     STATIC_REQUIRE(std::is_same_v<shape_t<decltype(index_select(x, -1_c, static_index[0]))>,
                                   static_shape<2, 1>>);
-    STATIC_REQUIRE(std::is_same_v<shape_t<decltype(index_select(x, 1, static_index))>,
-                                  dynamic_shape<2>>);
+    STATIC_REQUIRE(
+        std::is_same_v<shape_t<decltype(index_select(x, 1, static_index))>, dynamic_shape<2>>);
     auto r = index_select(x, 1_c, static_index);
     CHECK(r.sizes() == std::array<i64, 2>{2, 2});
 }
@@ -147,12 +147,14 @@ TEST_CASE("index_select: empty index, empty input", "[index]") {
 
 TEST_CASE("index_select: errors", "[index][errors]") {
     auto x = x23();
-    CHECK(error_of<IndexError>([&] { (void)index_select(x, 1_c, tensor<i64>({0, 3})); }) ==
-          "index out of range in self");
+    CHECK(error_of<IndexError>([&] {
+              (void)index_select(x, 1_c, tensor<i64>({0, 3}));
+          }) == "index out of range in self");
     CHECK(error_of<IndexError>([&] { (void)index_select(x, 0_c, tensor<i32>({-1})); }) ==
           "index out of range in self");
-    CHECK(error_of<IndexError>([&] { (void)index_select(x, 1_c, strided_index<i64>({0, 5})); }) ==
-          "index out of range in self");
+    CHECK(error_of<IndexError>([&] {
+              (void)index_select(x, 1_c, strided_index<i64>({0, 5}));
+          }) == "index out of range in self");
     CHECK(error_of<IndexError>([&] { (void)index_select(x, 2, tensor<i64>({0})); }) ==
           "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
     CHECK(error_of<IndexError>([&] {
@@ -166,7 +168,8 @@ TEST_CASE("index_select: errors", "[index][errors]") {
           }) == "index out of range in self");
 }
 
-// ---- gather --------------------------------------------------------------------------------------
+// ---- gather
+// --------------------------------------------------------------------------------------
 
 TEST_CASE("gather: PyTorch's examples along each dim", "[index]") {
     auto x = tensor<float>({{1, 2}, {3, 4}});
@@ -221,8 +224,8 @@ TEST_CASE("gather: transposed input, strided index, 0-dim tensors", "[index]") {
 
 TEST_CASE("gather: result shape types, empty index", "[index]") {
     auto x = zeros<float>(2_c, 3_c);
-    STATIC_REQUIRE(std::is_same_v<shape_t<decltype(gather(x, 1, tensor<i64>({{0}})))>,
-                                  dynamic_shape<2>>);
+    STATIC_REQUIRE(
+        std::is_same_v<shape_t<decltype(gather(x, 1, tensor<i64>({{0}})))>, dynamic_shape<2>>);
     auto idx = zeros<i64>(2_c, 5_c);
     STATIC_REQUIRE(std::is_same_v<shape_t<decltype(gather(x, 1_c, idx))>, static_shape<2, 5>>);
     // An empty index gives an empty result without any check, as PyTorch's.
@@ -232,10 +235,12 @@ TEST_CASE("gather: result shape types, empty index", "[index]") {
 
 TEST_CASE("gather: errors", "[index][errors]") {
     auto x = zeros<float>(2, 4);
-    CHECK(error_of<RuntimeError>([&] { (void)gather(x, 1_c, tensor<i64>({{0, 5}})); }) ==
-          "index 5 is out of bounds for dimension 1 with size 4");
-    CHECK(error_of<RuntimeError>([&] { (void)gather(x, -2, tensor<i64>({{0}, {-1}})); }) ==
-          "index -1 is out of bounds for dimension 0 with size 2");
+    CHECK(error_of<RuntimeError>([&] {
+              (void)gather(x, 1_c, tensor<i64>({{0, 5}}));
+          }) == "index 5 is out of bounds for dimension 1 with size 4");
+    CHECK(error_of<RuntimeError>([&] {
+              (void)gather(x, -2, tensor<i64>({{0}, {-1}}));
+          }) == "index -1 is out of bounds for dimension 0 with size 2");
     CHECK(error_of<RuntimeError>([&] { (void)gather(x, 1_c, zeros<i64>(3, 2)); }) ==
           "Size does not match at dimension 0 expected index [3, 2] to be smaller than self [2, "
           "4] apart from dimension 1");
@@ -243,7 +248,62 @@ TEST_CASE("gather: errors", "[index][errors]") {
           "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
 }
 
-// ---- scatter_add ---------------------------------------------------------------------------------
+TEST_CASE("gather, index_select: the first offender in the index's order is reported",
+          "[index][errors]") {
+    auto x = zeros<float>(2, 4);
+    // [[0, 9], [7, 0]] transposed is [[0, 7], [9, 0]]: 7 comes first in the view's order, 9 in
+    // memory.
+    auto idx = tensor<i64>({{0, 9}, {7, 0}}).t();
+    CHECK(error_of<RuntimeError>([&] { (void)gather(x, 1_c, idx); }) ==
+          "index 7 is out of bounds for dimension 1 with size 4");
+    CHECK(error_of<RuntimeError>([&] {
+              (void)gather(x, 1_c, tensor<i64>({{0, 1}, {-3, 5}}));
+          }) == "index -3 is out of bounds for dimension 1 with size 4");
+}
+
+TEST_CASE("gather and index_select along every dim of contiguous and permuted 3-D inputs",
+          "[index]") {
+    // The same values through the block copies, the contiguous walk and the strided walk.
+    auto base = x234<float>();                            // [2, 3, 4]
+    auto permuted = x234<float>().permute(1_c, 2_c, 0_c); // [3, 4, 2], strided
+    auto copy = permuted.contiguous();
+    const std::array<i64, 3> n{3, 4, 2};
+    for (int d = 0; d < 3; ++d) {
+        std::vector<i64> picks{n[d] - 1, 0, n[d] - 1, 1};
+        auto vec = from_vector(picks);
+        auto strided = index_select(permuted, d, vec);
+        CHECK(values(strided) == values(index_select(copy, d, vec)));
+        // naive: out[a][b][c] with the picked coordinate along d
+        std::vector<float> want;
+        std::array<i64, 3> sizes = n;
+        sizes[static_cast<std::size_t>(d)] = 4;
+        for (i64 a = 0; a < sizes[0]; ++a)
+            for (i64 b = 0; b < sizes[1]; ++b)
+                for (i64 c = 0; c < sizes[2]; ++c) {
+                    std::array<i64, 3> at{a, b, c};
+                    at[static_cast<std::size_t>(d)] = picks[static_cast<std::size_t>(at[d])];
+                    want.push_back(permuted(at[0], at[1], at[2]));
+                }
+        CHECK(values(strided) == want);
+        // gather with an index of the result's shape: the same elements
+        std::vector<i64> full;
+        for (i64 a = 0; a < sizes[0]; ++a)
+            for (i64 b = 0; b < sizes[1]; ++b)
+                for (i64 c = 0; c < sizes[2]; ++c) {
+                    const std::array<i64, 3> at{a, b, c};
+                    full.push_back(
+                        picks[static_cast<std::size_t>(at[static_cast<std::size_t>(d)])]);
+                }
+        auto index = tensor<i64>(full, sizes[0], sizes[1], sizes[2]);
+        CHECK(values(gather(permuted, d, index)) == want);
+        CHECK(values(gather(copy, d, index)) == want);
+    }
+    CHECK(values(index_select(base, 2_c, tensor<i64>({0}))) ==
+          std::vector<float>{0, 4, 8, 12, 16, 20});
+}
+
+// ---- scatter_add
+// ---------------------------------------------------------------------------------
 
 TEST_CASE("scatter_add: PyTorch's examples, duplicates accumulate", "[index]") {
     auto src = ones<float>(2_c, 5_c);
@@ -298,7 +358,8 @@ TEST_CASE("scatter_add: empty index, errors", "[index][errors]") {
                 "to be smaller size than src [1, 5]");
 }
 
-// ---- index_add -----------------------------------------------------------------------------------
+// ---- index_add
+// -----------------------------------------------------------------------------------
 
 TEST_CASE("index_add: PyTorch's example, duplicates, alpha", "[index]") {
     auto t = tensor<float>({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}});
@@ -322,7 +383,7 @@ TEST_CASE("index_add: PyTorch's example, duplicates, alpha", "[index]") {
 }
 
 TEST_CASE("index_add: transposed input and source, broadcast source slices", "[index]") {
-    auto xt = x23().t(); // [[1, 4], [2, 5], [3, 6]]
+    auto xt = x23().t();                                // [[1, 4], [2, 5], [3, 6]]
     auto src = tensor<float>({{10, 30}, {20, 40}}).t(); // [[10, 20], [30, 40]]
     CHECK(values(index_add(xt, 0_c, tensor<i64>({2, 0}), src)) ==
           std::vector<float>{31, 44, 2, 5, 13, 26});
@@ -385,7 +446,8 @@ TEST_CASE("gather and scatter_add, index_select and index_add are adjoint", "[in
     CHECK(dot(h, g) == Approx(dot(x, index_add(zeros_like(x), 1_c, vec, g))));
 }
 
-// ---- one_hot -------------------------------------------------------------------------------------
+// ---- one_hot
+// -------------------------------------------------------------------------------------
 
 TEST_CASE("one_hot: PyTorch's examples, inferred and given num_classes", "[index]") {
     // F.one_hot(torch.arange(0, 5) % 3)
@@ -420,12 +482,15 @@ TEST_CASE("one_hot: 2-D, 0-dim and strided index, empty index", "[index]") {
 }
 
 TEST_CASE("one_hot: errors", "[index][errors]") {
-    CHECK(error_of<RuntimeError>([] { (void)one_hot(tensor<i64>({0, -1})); }) ==
-          "Class values must be non-negative.");
-    CHECK(error_of<RuntimeError>([] { (void)one_hot(tensor<i64>({0, 3}), 3); }) ==
-          "Class values must be smaller than num_classes.");
-    CHECK(error_of<RuntimeError>([] { (void)one_hot(tensor<i64>({0, 3}), 3_c); }) ==
-          "Class values must be smaller than num_classes.");
+    CHECK(error_of<RuntimeError>([] {
+              (void)one_hot(tensor<i64>({0, -1}));
+          }) == "Class values must be non-negative.");
+    CHECK(error_of<RuntimeError>([] {
+              (void)one_hot(tensor<i64>({0, 3}), 3);
+          }) == "Class values must be smaller than num_classes.");
+    CHECK(error_of<RuntimeError>([] {
+              (void)one_hot(tensor<i64>({0, 3}), 3_c);
+          }) == "Class values must be smaller than num_classes.");
     CHECK(error_of<RuntimeError>([] { (void)one_hot(tensor<i64>({0}), 0); }) ==
           "Class values must be smaller than num_classes.");
     CHECK(error_of<RuntimeError>([] { (void)one_hot(from_vector(std::vector<i64>{})); }) ==
@@ -476,12 +541,12 @@ TEST_CASE("select_scatter and slice_scatter: errors", "[index][errors]") {
               (void)slice_scatter(zeros<float>(2, 4), ones<float>(2, 3), 1, 0, 4, 2);
           }) == "expected src to have a size equal to the slice of self. src size = [2, 3], "
                 "slice size = [2, 2]");
-    CHECK(error_of<ValueError>([&] {
-              (void)slice_scatter(x, ones<float>(2, 2), 0, 0, 2, 0);
-          }) == "step must be greater than zero");
+    CHECK(error_of<ValueError>([&] { (void)slice_scatter(x, ones<float>(2, 2), 0, 0, 2, 0); }) ==
+          "step must be greater than zero");
 }
 
-// ---- cat -----------------------------------------------------------------------------------------
+// ---- cat
+// -----------------------------------------------------------------------------------------
 
 TEST_CASE("cat: tuples along each dim, static extents add up", "[join]") {
     auto a = tensor<float>({{1, 2}, {3, 4}});
@@ -573,20 +638,19 @@ TEST_CASE("cat: errors", "[join][errors]") {
                 "4 for tensor number 1 in the list.");
     // Static shapes along a run-time dim: the check is at run time.
     CHECK(error_of<RuntimeError>([] {
-              (void)cat(list(zeros<float>(2_c, 3_c), zeros<float>(2_c, 3_c),
-                             zeros<float>(2_c, 4_c)),
-                        0);
+              (void)cat(
+                  list(zeros<float>(2_c, 3_c), zeros<float>(2_c, 3_c), zeros<float>(2_c, 4_c)), 0);
           }) == "Sizes of tensors must match except in dimension 0. Expected size 3 but got size "
                 "4 for tensor number 2 in the list.");
     CHECK(error_of<RuntimeError>([] {
               (void)cat(std::vector<Tensor<float, dynamic_shape<2>>>{}, 0_c);
           }) == "torch.cat(): expected a non-empty list of Tensors");
-    CHECK(error_of<IndexError>([] {
-              (void)cat(std::vector{zeros<float>(2, 2)}, 2);
-          }) == "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+    CHECK(error_of<IndexError>([] { (void)cat(std::vector{zeros<float>(2, 2)}, 2); }) ==
+          "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
 }
 
-// ---- stack ---------------------------------------------------------------------------------------
+// ---- stack
+// ---------------------------------------------------------------------------------------
 
 TEST_CASE("stack: along each dim", "[join]") {
     auto a = tensor<float>({{1, 2, 3}, {4, 5, 6}});
@@ -602,8 +666,8 @@ TEST_CASE("stack: along each dim", "[join]") {
 }
 
 TEST_CASE("stack: result shape types, zero-dim tensors, promotion", "[join]") {
-    auto s = stack(list(zeros<float>(2_c, 3_c), ones<float>(2_c, 3_c), zeros<float>(2_c, 3_c)),
-                   1_c);
+    auto s =
+        stack(list(zeros<float>(2_c, 3_c), ones<float>(2_c, 3_c), zeros<float>(2_c, 3_c)), 1_c);
     STATIC_REQUIRE(std::is_same_v<shape_t<decltype(s)>, static_shape<2, 3, 3>>);
     auto v = stack(std::vector{zeros<float>(2_c, 3_c), ones<float>(2_c, 3_c)}, 0_c);
     STATIC_REQUIRE(std::is_same_v<shape_t<decltype(v)>, shape<i64, int_<2>, int_<3>>>);

@@ -76,17 +76,34 @@ layout<1> index_vector_layout(const Tensor<I, SI>& index) {
     return nonempty_layout(index);
 }
 
-/// The first value of `index` (in row-major order over `l`) outside [0, bound), if any.
+/// The first value of `index` (in row-major order over `l`) outside [0, bound), if any. Every
+/// index-driven op checks its whole index with this before using it: a loop over each contiguous
+/// run of the index that stops at the first offender (as fast as a branch-free scan, measured).
 template <class I, std::size_t R>
 std::optional<std::int64_t> first_out_of_range(const I* index, const layout<R>& l,
                                                std::int64_t bound) {
-    std::optional<std::int64_t> bad;
-    for_each_offset(l.sizes, 0, l.strides, [&](std::int64_t o) {
-        const auto v = static_cast<std::int64_t>(index[o]);
-        if ((v < 0 || v >= bound) && !bad)
-            bad = v;
-    });
-    return bad;
+    std::optional<std::int64_t> first;
+    if (std::find(l.sizes.begin(), l.sizes.end(), 0) != l.sizes.end())
+        return first;
+    // One unsigned comparison tells both v < 0 and v >= bound.
+    const auto limit = static_cast<std::uint64_t>(bound);
+    const auto nest =
+        kernels::coalesce(l.sizes, std::array<std::array<std::int64_t, R>, 1>{l.strides});
+    kernels::for_each_run(nest, 0, nest.outer(),
+                          [&](const std::array<std::int64_t, 1>& at, std::int64_t length,
+                              const std::array<std::int64_t, 1>& step) {
+                              if (first)
+                                  return;
+                              const I* run = index + at[0];
+                              for (std::int64_t j = 0; j < length; ++j) {
+                                  const auto v = static_cast<std::int64_t>(run[j * step[0]]);
+                                  if (static_cast<std::uint64_t>(v) >= limit) {
+                                      first = v;
+                                      return;
+                                  }
+                              }
+                          });
+    return first;
 }
 
 /// The walk of every index-driven op (see the header comment): f(direct offset, target offset) for
@@ -191,12 +208,13 @@ Tensor<T, S> scatter_into_view(const Tensor<T, S>& x, const Tensor<U, S2>& src, 
     Tensor<T, S> out = x.clone();
     auto view = view_of(out);
     using V = typename decltype(view)::shape_type;
-    constexpr bool fits = V::rank == S2::rank && (!(V::is_static && S2::is_static) || [] {
-                              for (std::size_t i = 0; i < V::rank; ++i)
-                                  if (V::static_extents[i] != S2::static_extents[i])
-                                      return false;
-                              return true;
-                          }());
+    constexpr bool fits = V::rank == S2::rank && [] {
+        for (std::size_t i = 0; i < V::rank; ++i)
+            if (V::static_extents[i] >= 0 && S2::static_extents[i] >= 0 &&
+                V::static_extents[i] != S2::static_extents[i])
+                return false;
+        return true;
+    }();
     static_assert(fits,
                   "staticpy: RuntimeError: expected src to have a size equal to the slice of self");
     if constexpr (fits) {
@@ -269,15 +287,14 @@ auto index_select(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& index) {
     return out;
 }
 
-// ---- gather / scatter_add
-// ------------------------------------------------------------------------
+// ---- gather / scatter_add ------------------------------------------------------------------
 
 /// torch.gather(x, dim, index): out[i][j][k] = x[index[i][j][k]][j][k] for dim 0 (likewise for
 /// the others); the result has index's shape type. index is int64 with x's rank; its extents
 /// other than dim's must not exceed x's. An index outside [0, x.size(dim)) is RuntimeError "index 5
 /// is out of bounds for dimension 1 with size 4".
 ///   auto g = gather(tensor<float>({{1, 2}, {3, 4}}), 1_c, tensor<std::int64_t>({{0, 0}, {1, 0}}));
-///   print(g);  // tensor([[1., 1.], [4., 3.]])
+///   print(g);  // [[1, 1], [4, 3]]
 template <class T, class S, detail::dim_argument D, class I, class SI>
 Tensor<T, SI> gather(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& index) {
     namespace ix = detail::index_ops;
@@ -365,8 +382,7 @@ Tensor<T, S> scatter_add(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& inde
     return out;
 }
 
-// ---- index_add
-// -----------------------------------------------------------------------------------
+// ---- index_add -------------------------------------------------------------------------------
 
 /// torch.index_add(x, dim, index, source, alpha=1): x with out.select(dim, index[i]) +=
 /// alpha * source.select(dim, i) for each i; index_select's adjoint. index is a 1-D (or 0-D)
@@ -459,16 +475,15 @@ Tensor<T, S> index_add(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& index,
     return out;
 }
 
-// ---- one_hot
-// -------------------------------------------------------------------------------------
+// ---- one_hot ---------------------------------------------------------------------------------
 
 /// torch.nn.functional.one_hot(index, num_classes=-1): an int64 tensor of index's shape plus a
 /// last dim of num_classes, 1 at each index value and 0 elsewhere; -1 infers max(index) + 1. A
 /// compile-time num_classes (10_c) makes the last extent static. index is int64; a value below 0
 /// is RuntimeError "Class values must be non-negative.", one not below num_classes "Class values
 /// must be smaller than num_classes.".
-///   auto h = one_hot(tensor<std::int64_t>({0, 2}), 3_c);   // Tensor<int64_t, shape<int64_t,
-///   int_<3>>> print(h);  // tensor([[1, 0, 0], [0, 0, 1]])
+///   auto h = one_hot(tensor<std::int64_t>({0, 2}), 3_c);  // shape<std::int64_t, int_<3>>
+///   print(h);                                              // [[1, 0, 0], [0, 0, 1]]
 template <class I, class SI, class C = int_<-1>>
 requires detail::dim_argument<C>
 auto one_hot(const Tensor<I, SI>& index, C num_classes = {}) {
@@ -518,13 +533,12 @@ auto one_hot(const Tensor<I, SI>& index, C num_classes = {}) {
     return out;
 }
 
-// ---- select_scatter / slice_scatter
-// ---------------------------------------------------------------
+// ---- select_scatter / slice_scatter ----------------------------------------------------------
 
 /// torch.select_scatter(x, src, dim, index): a copy of x with x.select(dim, index) replaced by
 /// src, which must have that slice's size (its elements converted to x's dtype, as copy_ does).
-///   auto y = select_scatter(zeros<float>(2_c, 2_c), ones<float>(2_c), 0_c, 1);  // [[0, 0], [1,
-///   1]] static_assert(std::is_same_v<decltype(y)::shape_type, static_shape<2, 2>>);
+///   auto y = select_scatter(zeros<float>(2_c, 2_c), ones<float>(2_c), 0_c, 1);  // row 1 ones
+///   static_assert(std::is_same_v<decltype(y)::shape_type, static_shape<2, 2>>);
 template <class T, class S, class U, class S2, detail::dim_argument D>
 Tensor<T, S> select_scatter(const Tensor<T, S>& x, const Tensor<U, S2>& src, D dim,
                             std::int64_t index) {
@@ -534,9 +548,8 @@ Tensor<T, S> select_scatter(const Tensor<T, S>& x, const Tensor<U, S2>& src, D d
 
 /// torch.slice_scatter(x, src, dim=0, start=None, end=None, step=1): a copy of x with
 /// x.slice(dim, start, end, step) replaced by src, which must have that slice's size.
-///   auto y = slice_scatter(zeros<float>(4_c), ones<float>(2_c), 0_c, 0_c, None, 2_c); // [1, 0, 1,
-///   0] auto z = slice_scatter(zeros<float>(4_c, 2_c), ones<float>(1, 2), 0_c, 3);       // last
-///   row 1
+///   auto y = slice_scatter(zeros<float>(4_c), ones<float>(2_c), 0_c, 0_c, None, 2_c);  // 1 0 1 0
+///   auto z = slice_scatter(zeros<float>(4_c, 2_c), ones<float>(1, 2), 0_c, 3);  // row 3 is ones
 template <class T, class S, class U, class S2, detail::dim_argument D = int_<0>,
           class Start = none_t, class Stop = none_t, class Step = int_<1>>
 Tensor<T, S> slice_scatter(const Tensor<T, S>& x, const Tensor<U, S2>& src, D dim = {},

@@ -50,7 +50,7 @@ std::size_t resolve_dim(const D& dim) {
 }
 
 /// What cat and stack accept as their list of tensors, seen uniformly: `count` (compile-time
-/// when `fixed_count`), the tensor types, and for_each(seq, f) calling f(k, tensor_k).
+/// when `fixed_count`) and the tensor types; for_each_tensor(seq, f) calls f(k, tensor_k).
 template <class Seq>
 struct tensor_sequence {
     static constexpr bool valid = false;
