@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -495,6 +496,16 @@ TEST_CASE("one_hot: errors", "[index][errors]") {
           "Class values must be smaller than num_classes.");
     CHECK(error_of<RuntimeError>([] { (void)one_hot(from_vector(std::vector<i64>{})); }) ==
           "Can not infer total number of classes from empty tensor.");
+    // Huge class values fail as sizes, never as undefined behaviour.
+    const i64 top = std::numeric_limits<i64>::max();
+    CHECK(error_of<RuntimeError>([&] { (void)one_hot(tensor<i64>({top})); }) ==
+          "Trying to create tensor with negative dimension -9223372036854775808: [1, "
+          "-9223372036854775808]");
+    CHECK(error_of<RuntimeError>([&] {
+              (void)one_hot(tensor<i64>({0, top - 1}));
+          }) ==
+          "Storage size calculation overflowed with sizes=[2, 9223372036854775807] (the product "
+          "of the sizes, zeros counted as 1, exceeds 2^63 - 1)");
 }
 
 // ---- select_scatter / slice_scatter ----------------------------------------------------------

@@ -519,8 +519,8 @@ auto one_hot(const Tensor<I, SI>& index, C num_classes = {}) {
     });
     if (low < 0)
         throw RuntimeError("Class values must be non-negative.");
-    if (classes == -1)
-        classes = high + 1;
+    if (classes == -1) // max + 1 wraps for INT64_MAX as PyTorch's does, then fails as a size
+        classes = static_cast<std::int64_t>(static_cast<std::uint64_t>(high) + 1);
     else if (classes <= high)
         throw RuntimeError("Class values must be smaller than num_classes.");
     sizes[SI::rank] = classes;
