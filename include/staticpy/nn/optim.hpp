@@ -230,18 +230,32 @@ auto map_leaves(const C& c, const F& f) {
     }
 }
 
-/// The number of tensors in a container type.
+/// The type of container C's I-th child.
+template <class C, std::size_t I>
+using child_t = std::remove_cvref_t<decltype(child<I>(std::declval<C&>()))>;
+
 template <class C>
-constexpr std::size_t leaf_count() {
+constexpr auto leaf_types_of() {
     if constexpr (!is_container_node_v<C>) {
-        return 1;
+        return std::type_identity<std::tuple<C>>{};
     } else {
-        return [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return (std::size_t{0} + ... +
-                    leaf_count<std::remove_cvref_t<decltype(child<I>(std::declval<C&>()))>>());
+        return []<std::size_t... I>(std::index_sequence<I...>) {
+            return std::type_identity<decltype(std::tuple_cat(
+                std::declval<typename decltype(leaf_types_of<child_t<C, I>>())::type>()...))>{};
         }
         (std::make_index_sequence<child_count<C>()>{});
     }
+}
+
+/// The types of a container type's leaves (its tensors, and None where a gradient is absent),
+/// in order, as a std::tuple.
+template <class C>
+using leaf_types_t = typename decltype(leaf_types_of<std::remove_cvref_t<C>>())::type;
+
+/// The number of tensors in a container type.
+template <class C>
+constexpr std::size_t leaf_count() {
+    return std::tuple_size_v<leaf_types_t<C>>;
 }
 
 /// Checks a parameter container's type (the compile errors an optimiser's constructor gives).
@@ -268,9 +282,7 @@ constexpr bool check_parameter_node() {
                                      "(\"fc1.weight\"_s, 0_c): they name the parameters in "
                                      "state_dict()");
             }
-            return (true && ... &&
-                    check_parameter_node<
-                        std::remove_cvref_t<decltype(child<I>(std::declval<C&>()))>>());
+            return (true && ... && check_parameter_node<child_t<C, I>>());
         }
         (std::make_index_sequence<child_count<C>()>{});
     }
@@ -326,16 +338,13 @@ constexpr bool check_gradient_structure() {
                 if constexpr (!same_keys)
                     return false;
                 else
-                    return (true && ... &&
-                            check_gradient_structure<
-                                std::remove_cvref_t<decltype(child<I>(std::declval<P&>()))>,
-                                std::remove_cvref_t<decltype(matching_child<P, I>(
-                                    std::declval<G&>()))>>());
+                    return (
+                        true && ... &&
+                        check_gradient_structure<child_t<P, I>,
+                                                 std::remove_cvref_t<decltype(matching_child<P, I>(
+                                                     std::declval<G&>()))>>());
             } else {
-                return (true && ... &&
-                        check_gradient_structure<
-                            std::remove_cvref_t<decltype(child<I>(std::declval<P&>()))>,
-                            std::remove_cvref_t<decltype(child<I>(std::declval<G&>()))>>());
+                return (true && ... && check_gradient_structure<child_t<P, I>, child_t<G, I>>());
             }
         }
         (std::make_index_sequence<child_count<P>()>{});
