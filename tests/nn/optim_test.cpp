@@ -372,6 +372,16 @@ TEST_CASE("step: a gradient of another size is a RuntimeError naming the paramet
           "gradient [4, 3])");
 }
 
+TEST_CASE("a parameter whose elements share memory is PyTorch's in-place RuntimeError",
+          "[nn][optim]") {
+    auto row = zeros<double>(1, 3);
+    auto expanded = row.expand(4, 3); // four rows, one memory
+    CHECK(error_of<RuntimeError>([&] { (void)optim::SGD(dict("w"_s = expanded), {.lr = 0.1}); }) ==
+          "unsupported operation: more than one element of the written-to tensor refers to a "
+          "single memory location. Please clone() the tensor before performing the operation. "
+          "(parameter 'w')");
+}
+
 TEST_CASE("state_dict: the names of the hyperparameters, parameters and state", "[nn][optim]") {
     auto w = initial_w();
     auto b = initial_b();

@@ -28,8 +28,8 @@
 //
 // Each step runs one fused loop per parameter: it reads the parameter's, the gradient's and the
 // state's elements once and writes the parameter's and the state's once, with no temporary
-// tensor (contiguous tensors: a flat loop split across threads for large parameters; strided
-// ones: a strided walk).
+// tensor (contiguous tensors: SIMD batches, split across threads for large parameters; strided
+// ones: a strided walk, with the same results bit for bit).
 
 #include <algorithm>
 #include <array>
@@ -98,8 +98,8 @@ constexpr node_kind node_kind_of() {
 }
 
 template <class C>
-inline constexpr bool is_container_node_v =
-    node_kind_of<C>() != node_kind::tensor&& node_kind_of<C>() != node_kind::other;
+inline constexpr bool is_container_node_v = (node_kind_of<C>() != node_kind::tensor) &&
+                                            (node_kind_of<C>() != node_kind::other);
 
 /// How many children a container node has.
 template <class C>
@@ -201,6 +201,8 @@ void zip_leaves_at(F& f, const leaf_path& at, C& c, O&... o) {
     }
 }
 
+/// zip_leaves_at from the top of c: f(path, leaf, others...) for each tensor of c.
+///   zip_leaves([&](const leaf_path& at, auto& p, const auto& g) { ... }, params, grads);
 template <class F, class C, class... O>
 void zip_leaves(F&& f, C& c, O&... o) {
     const leaf_path top{};
@@ -894,10 +896,24 @@ public:
     }
 
 protected:
+    /// RuntimeError (PyTorch's in-place text) for a parameter whose elements share memory (an
+    /// expanded view): a step would write each of them more than once.
     optimizer_base(const Params& params, const Options& options)
         : param_groups{group_type{options, std::nullopt}},
           state(nn::detail::map_leaves(params, make_state{})),
-          params_(params) {}
+          params_(params) {
+        nn::detail::zip_leaves(
+            [](const leaf_path& at, const auto& param) {
+                for (std::size_t d = 0; d < param.sizes().size(); ++d)
+                    if (param.sizes()[d] > 1 && param.strides()[d] == 0)
+                        throw RuntimeError(
+                            "unsupported operation: more than one element of the written-to "
+                            "tensor refers to a single memory location. Please clone() the tensor "
+                            "before performing the operation. (parameter '" +
+                            at.str() + "')");
+            },
+            params_);
+    }
 
 private:
     /// ParamState's for_each_entry on one parameter's state.
