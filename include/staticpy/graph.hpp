@@ -3,6 +3,7 @@
 // to run them (staticpy/jit.hpp adds the CPU backend and staticpy::jit).
 //   #include <staticpy/graph.hpp>
 
+#include "staticpy/graph/autodiff.hpp"
 #include "staticpy/graph/dump.hpp"
 #include "staticpy/graph/node.hpp"
 #include "staticpy/graph/passes.hpp"

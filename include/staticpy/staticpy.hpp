@@ -6,12 +6,16 @@
 //   staticpy/tensor.hpp       Tensor, creation, the eager ops, printing
 //   staticpy/graph.hpp        tracing, passes and dumps, without a backend
 //   staticpy/jit.hpp          staticpy::jit on the CPU backend
+//   staticpy/grad.hpp         grad, value_and_grad: autodiff of traced graphs, with jit
+//   staticpy/nn.hpp           optimisers, learning-rate schedules, gradient clipping
 //   staticpy/data.hpp         torch.utils.data
 
 #include "staticpy/containers.hpp"
 #include "staticpy/core.hpp"
 #include "staticpy/data.hpp"
+#include "staticpy/grad.hpp"
 #include "staticpy/graph.hpp"
 #include "staticpy/jit.hpp"
 #include "staticpy/kernels.hpp"
+#include "staticpy/nn.hpp"
 #include "staticpy/tensor.hpp"

@@ -18,6 +18,7 @@
 // Shapes are not stored: they follow from the inputs' at evaluation (evaluate.hpp), and their
 // static parts are checked here, by the types, exactly as the eager ops check them.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <tuple>
@@ -159,7 +160,7 @@ using ew_operand_compute_t =
 using staticpy::reduce_kind;
 
 /// Every dim: x.sum() rather than x.sum(dim).
-struct all_dims {};
+using all_dims = staticpy::detail::all_dims;
 
 /// The eager reduction's plan (output shape, reduced dims) for a dim spec, or for all dims.
 template <class S, class Dim, bool Keep>
@@ -218,27 +219,114 @@ struct matmul {
 
 // ---- opaque ops --------------------------------------------------------------------------------
 
-/// An op evaluated by its eager implementation on its operand's materialized tensor: views
-/// (transpose, reshape, ...) cost no copy of an input; softmax, var and argmax run their kernels.
-/// Op is a struct with a name, its run-time arguments, and operator()(tensor).
-template <class Op, class C>
+/// An op evaluated by its eager implementation on its operands' materialized tensors: views
+/// (transpose, reshape, ...) cost no copy of an input; softmax, var and argmax run their kernels;
+/// the derivatives' helpers (sum_to, unreduce, ...) run theirs. Op is a struct with a name, its
+/// run-time arguments (`args`), operator()(operands...) and, optionally, `reads`: false for an
+/// operand of which only the shape is used (the op then receives its shape, and the operand is
+/// not materialized for it).
+template <class Op, class... Cs>
 struct opaque {
     static constexpr node_kind kind = node_kind::opaque;
     using op_type = Op;
-    using operand_tensor = Tensor<typename C::value_type, typename C::shape_type>;
-    using result_tensor =
-        std::remove_cvref_t<decltype(std::declval<const Op&>()(std::declval<operand_tensor>()))>;
+    /// What the op receives for operand I: its tensor, or only its shape.
+    static constexpr std::array<bool, sizeof...(Cs)> reads = [] {
+        if constexpr (requires { Op::reads; })
+            return Op::reads;
+        else
+            return std::array<bool, sizeof...(Cs)>{((void)sizeof(Cs), true)...};
+    }();
+    template <class C, std::size_t I>
+    using operand_t =
+        std::conditional_t<reads[I], Tensor<typename C::value_type, typename C::shape_type>,
+                           typename C::shape_type>;
+    template <class Seq>
+    struct result_of;
+    template <std::size_t... I>
+    struct result_of<std::index_sequence<I...>> {
+        using type = std::remove_cvref_t<decltype(std::declval<const Op&>()(
+            std::declval<operand_t<std::tuple_element_t<I, std::tuple<Cs...>>, I>>()...))>;
+    };
+    using result_tensor = typename result_of<std::index_sequence_for<Cs...>>::type;
     using value_type = typename result_tensor::value_type;
     using shape_type = typename result_tensor::shape_type;
-    using children_type = std::tuple<C>;
+    using children_type = std::tuple<Cs...>;
     static constexpr bool has_payload = !std::is_empty_v<Op>;
     static constexpr bool materialized = true;
     children_type children;
     Op op;
 };
 
-/// An eager function or method applied with stored arguments. Name is its IR name.
-#define STATICPY_GRAPH_OPAQUE_OP(Name, Call)                                                       \
+/// Whether node N uses operand I's values (false: only its shape, see opaque::reads).
+template <class N>
+constexpr bool reads_operand(std::size_t i) {
+    if constexpr (N::kind == node_kind::opaque)
+        return N::reads[i];
+    else
+        return true;
+}
+
+namespace detail {
+// The derivatives of the ops below, in the ops themselves (see op_objects.hpp).
+using namespace staticpy::literals;
+
+/// softmax: y * (g - sum(g * y, dim, keepdim)).
+template <class G, class Y, class D, class... Rest>
+auto softmax_vjp(const G& g, const Y& y, const D& dim, const Rest&...) {
+    return y * (g - sum(g * y, dim, True));
+}
+/// log_softmax: g - exp(y) * sum(g, dim, keepdim).
+template <class G, class Y, class D, class... Rest>
+auto log_softmax_vjp(const G& g, const Y& y, const D& dim, const Rest&...) {
+    return g - exp(y) * sum(g, dim, True);
+}
+/// var: 2 (x - mean) g / (N - correction), N the count each result reduced.
+template <class G, class Y, class X>
+auto var_vjp(const G& g, const Y& y, const X& x) {
+    using T = typename X::value_type;
+    return 2_c * (x - mean(x)) * g / (fn::count_ratio<T>(x, y) - 1_c);
+}
+template <class G, class Y, class X, class D, class Keep = std::false_type>
+auto var_vjp(const G& g, const Y& y, const X& x, const D& dim, Keep = {}, double correction = 1) {
+    using T = typename X::value_type;
+    constexpr bool keep = staticpy::detail::keepdim_value<Keep>();
+    return 2_c * (x - mean(x, dim, True)) * fn::unreduce<keep>(g, x, dim) /
+           (fn::count_ratio<T>(x, y) - correction);
+}
+/// permute: g permuted by the inverse permutation.
+template <class G, class... D>
+auto permute_vjp(const G& g, const D&... dims) {
+    constexpr std::size_t R = sizeof...(D);
+    if constexpr ((is_int_constant_v<D> && ...)) {
+        constexpr std::array<long long, R> inverse = [] {
+            std::array<long long, R> p{static_cast<long long>(D::value)...};
+            std::array<long long, R> inv{};
+            for (std::size_t i = 0; i < R; ++i)
+                inv[static_cast<std::size_t>(p[i] < 0 ? p[i] + static_cast<long long>(R) : p[i])] =
+                    static_cast<long long>(i);
+            return inv;
+        }();
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return g.permute(int_<inverse[I]>{}...);
+        }
+        (std::make_index_sequence<R>{});
+    } else {
+        const std::array<std::int64_t, R> p{static_cast<std::int64_t>(dims)...};
+        std::array<std::int64_t, R> inv{};
+        for (std::size_t i = 0; i < R; ++i)
+            inv[static_cast<std::size_t>(staticpy::detail::wrap_dim(p[i], R))] =
+                static_cast<std::int64_t>(i);
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return g.permute(inv[I]...);
+        }
+        (std::make_index_sequence<R>{});
+    }
+}
+} // namespace detail
+
+/// An eager function or method applied with stored arguments. Name is its IR name; Vjp its
+/// derivative (see op_objects.hpp), in g, y = Name(x), x and the arguments a...
+#define STATICPY_GRAPH_OPAQUE_OP(Name, Call, Vjp)                                                  \
     template <class... A>                                                                          \
     struct Name##_op {                                                                             \
         static constexpr const char* name = #Name;                                                 \
@@ -247,22 +335,28 @@ struct opaque {
         auto operator()(const X& x) const {                                                        \
             return std::apply([&](const auto&... a) { return Call; }, args);                       \
         }                                                                                          \
+        template <std::size_t I, class G, class Y, class X>                                        \
+        auto vjp([[maybe_unused]] const G& g, [[maybe_unused]] const Y& y,                         \
+                 [[maybe_unused]] const X& x) const {                                              \
+            return std::apply([&]([[maybe_unused]] const auto&... a) { return Vjp; }, args);       \
+        }                                                                                          \
     };
-STATICPY_GRAPH_OPAQUE_OP(softmax, staticpy::softmax(x, a...))
-STATICPY_GRAPH_OPAQUE_OP(log_softmax, staticpy::log_softmax(x, a...))
-STATICPY_GRAPH_OPAQUE_OP(var, staticpy::var(x, a...))
-STATICPY_GRAPH_OPAQUE_OP(argmax, staticpy::argmax(x, a...))
-STATICPY_GRAPH_OPAQUE_OP(argmin, staticpy::argmin(x, a...))
-STATICPY_GRAPH_OPAQUE_OP(transpose, x.transpose(a...))
-STATICPY_GRAPH_OPAQUE_OP(permute, x.permute(a...))
-STATICPY_GRAPH_OPAQUE_OP(t, x.t(a...))
-STATICPY_GRAPH_OPAQUE_OP(reshape, x.reshape(a...))
-STATICPY_GRAPH_OPAQUE_OP(view, x.view(a...))
-STATICPY_GRAPH_OPAQUE_OP(flatten, x.flatten(a...))
-STATICPY_GRAPH_OPAQUE_OP(expand, x.expand(a...))
-STATICPY_GRAPH_OPAQUE_OP(squeeze, x.squeeze(a...))
-STATICPY_GRAPH_OPAQUE_OP(unsqueeze, x.unsqueeze(a...))
-STATICPY_GRAPH_OPAQUE_OP(contiguous, x.contiguous(a...))
+STATICPY_GRAPH_OPAQUE_OP(softmax, staticpy::softmax(x, a...), detail::softmax_vjp(g, y, a...))
+STATICPY_GRAPH_OPAQUE_OP(log_softmax, staticpy::log_softmax(x, a...),
+                         detail::log_softmax_vjp(g, y, a...))
+STATICPY_GRAPH_OPAQUE_OP(var, staticpy::var(x, a...), detail::var_vjp(g, y, x, a...))
+STATICPY_GRAPH_OPAQUE_OP(argmax, staticpy::argmax(x, a...), fn::no_grad{})
+STATICPY_GRAPH_OPAQUE_OP(argmin, staticpy::argmin(x, a...), fn::no_grad{})
+STATICPY_GRAPH_OPAQUE_OP(transpose, x.transpose(a...), g.transpose(a...))
+STATICPY_GRAPH_OPAQUE_OP(permute, x.permute(a...), detail::permute_vjp(g, a...))
+STATICPY_GRAPH_OPAQUE_OP(t, x.t(a...), g.t())
+STATICPY_GRAPH_OPAQUE_OP(reshape, x.reshape(a...), fn::reshape_as(g, x))
+STATICPY_GRAPH_OPAQUE_OP(view, x.view(a...), fn::reshape_as(g, x))
+STATICPY_GRAPH_OPAQUE_OP(flatten, x.flatten(a...), fn::reshape_as(g, x))
+STATICPY_GRAPH_OPAQUE_OP(expand, x.expand(a...), fn::sum_to(g, x))
+STATICPY_GRAPH_OPAQUE_OP(squeeze, x.squeeze(a...), fn::reshape_as(g, x))
+STATICPY_GRAPH_OPAQUE_OP(unsqueeze, x.unsqueeze(a...), fn::reshape_as(g, x))
+STATICPY_GRAPH_OPAQUE_OP(contiguous, x.contiguous(a...), g)
 #undef STATICPY_GRAPH_OPAQUE_OP
 
 // ---- traits -------------------------------------------------------------------------------------
@@ -281,4 +375,3 @@ template <class N>
 struct contains_payload : contains_payload_impl<N> {};
 
 } // namespace staticpy::graph
-

@@ -4,8 +4,9 @@
 // change the dtype inserts a cast), so eager and graph mode return the same types.
 //
 //   constant folding   ops over numbers only: compile-time constants fold into a constant
-//                      (2_c * 3_c -> 6); run-time numbers into one scalar, computed once per call
-//                      instead of once per element.
+//                      (2_c * 3_c -> 6; other ops over constants stay nodes without run-time
+//                      attributes, folded by the C++ compiler); run-time numbers into one scalar,
+//                      computed once per call instead of once per element.
 //   simplification     x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1, pow(x, 1) -> x;
 //                      pow(x, 2) -> x * x;  -(-x) -> x;  x - x -> zeros_like(x) (x finite);
 //                      relu(relu(x)), abs(abs(x)), abs(-x) -> one op;  a cast to x's own type -> x.
@@ -103,6 +104,10 @@ auto simplify_ew(const ew<F, Cs...>& n) {
             return constant<folded>{};
         else
             return n;
+    } else if constexpr (all_constants) {
+        // Constants only, but not foldable in constant arithmetic (a cast, a math function): kept
+        // as a node without run-time attributes, which the C++ compiler folds in the kernel.
+        return n;
     } else if constexpr (all_numbers) {
         // Numbers known at run time: computed now, once, as the op would per element.
         using V = typename self::value_type;
@@ -210,9 +215,9 @@ template <class A, class B, class A2, class B2>
 auto rebuild_with(const matmul<A, B>&, const std::tuple<A2, B2>& c) {
     return matmul<A2, B2>{c};
 }
-template <class Op, class C, class C2>
-auto rebuild_with(const opaque<Op, C>& n, const std::tuple<C2>& c) {
-    return opaque<Op, C2>{c, n.op};
+template <class Op, class... Cs, class... C2>
+auto rebuild_with(const opaque<Op, Cs...>& n, const std::tuple<C2...>& c) {
+    return opaque<Op, C2...>{c, n.op};
 }
 
 } // namespace staticpy::graph

@@ -39,6 +39,13 @@ constexpr std::array<std::size_t, 3> padded_operands() {
         a[k] = I::operands[k];
     return a;
 }
+template <class I>
+constexpr std::array<bool, 3> operand_reads() {
+    std::array<bool, 3> a{};
+    for (std::size_t k = 0; k < I::arity; ++k)
+        a[k] = reads_operand<typename I::node>(k);
+    return a;
+}
 } // namespace detail
 
 template <class... Instrs>
@@ -55,6 +62,9 @@ struct program {
     static constexpr std::array<std::size_t, sizeof...(Instrs) + 1> arity{Instrs::arity..., 0};
     static constexpr std::array<std::array<std::size_t, 3>, sizeof...(Instrs) + 1> operand_slots{
         detail::padded_operands<Instrs>()..., std::array<std::size_t, 3>{}};
+    /// Whether each operand's values are used (false: only its shape, see opaque::reads).
+    static constexpr std::array<std::array<bool, 3>, sizeof...(Instrs) + 1> operand_reads{
+        detail::operand_reads<Instrs>()..., std::array<bool, 3>{}};
 };
 
 template <std::size_t Unique>
@@ -167,8 +177,8 @@ template <reduce_kind K, bool Keep, class Dim, class C>
 bool payload_equal(const reduce<K, Keep, Dim, C>& a, const reduce<K, Keep, Dim, C>& b) {
     return reduce<K, Keep, Dim, C>::plan::mask(a.dim) == reduce<K, Keep, Dim, C>::plan::mask(b.dim);
 }
-template <class Op, class C>
-bool payload_equal(const opaque<Op, C>& a, const opaque<Op, C>& b) {
+template <class Op, class... Cs>
+bool payload_equal(const opaque<Op, Cs...>& a, const opaque<Op, Cs...>& b) {
     if constexpr (requires { a.op.args == b.op.args; })
         return a.op.args == b.op.args;
     else
@@ -278,7 +288,8 @@ constexpr std::size_t readers(const std::array<std::size_t, NumRoots>& roots) {
     for (std::size_t s = 0; s < Prog::size; ++s)
         if (Prog::materialized[s])
             for (std::size_t k = 0; k < Prog::arity[s]; ++k)
-                n += reads(Prog::operand_slots[s][k]);
+                if (Prog::operand_reads[s][k])
+                    n += reads(Prog::operand_slots[s][k]);
     for (std::size_t r : roots)
         n += reads(r);
     return n;

@@ -3,11 +3,12 @@
 // to a Tracer builds a node (node.hpp) instead of computing, so the traced function returns a
 // Tracer whose node type is the graph.
 //
-//   auto f = staticpy::jit([](auto x) { return x.relu().sum(); });   // x is a Tracer while f traces
+//   auto f = staticpy::jit([](auto x) { return x.relu().sum(); });   // x is a Tracer while f
+//   traces
 //
-// Elementwise ops reach Tracers through the tensor layer's hook (symbolic_arg and
-// symbolic_elementwise, ops_elementwise.hpp); reductions, matmul, linear, softmax and the views
-// are overloads and methods here.
+// Elementwise ops and op objects reach Tracers through the tensor layer's hook (symbolic_family,
+// symbolic_elementwise and symbolic_op, ops_elementwise.hpp); reductions, matmul, linear, softmax
+// and the views are overloads and methods here.
 
 #include <cstddef>
 #include <tuple>
@@ -42,6 +43,9 @@ inline constexpr bool is_tracer_v = detail::is_tracer<std::remove_cvref_t<X>>::v
 
 namespace graph {
 
+/// The symbolic family of Tracers (see detail::symbolic_family).
+struct tracer_family {};
+
 /// The node an argument of a traced op stands for: a Tracer's node, a captured tensor, a number.
 template <class X>
 auto node_of(const X& x) {
@@ -68,14 +72,26 @@ Tracer<N> traced(N n) {
 namespace detail {
 
 template <class N>
-struct symbolic_arg<Tracer<N>> : std::true_type {};
+struct symbolic_family<Tracer<N>> {
+    using type = graph::tracer_family;
+};
 
 /// Elementwise ops on Tracers (the tensor layer's hook, see ops_elementwise.hpp): a node.
 template <class F>
-struct symbolic_elementwise {
+struct symbolic_elementwise<graph::tracer_family, F> {
     template <class... Args>
     static auto apply(const Args&... args) {
         return graph::traced(graph::ew<F, graph::node_of_t<Args>...>{{graph::node_of(args)...}});
+    }
+};
+
+/// Op objects on Tracers (op_objects.hpp): an opaque node that runs the op on its operands.
+template <>
+struct symbolic_op<graph::tracer_family> {
+    template <class Op, class... Args>
+    static auto apply(const Op& op, const Args&... args) {
+        return graph::traced(
+            graph::opaque<Op, graph::node_of_t<Args>...>{{graph::node_of(args)...}, op});
     }
 };
 

@@ -11,7 +11,14 @@
 //                 operands are of mixed types: comparisons, where, cast);
 //   cpp(x...)     the C++ source text of the same expression, given its operands' source text
 //                 (source emission now; the CUDA backend's kernels next);
-//   derivative    the place autodiff fills: none yet (op_base::derivative).
+//   vjp<I>(g, y, x...)  its derivative: the vector-Jacobian product for operand I, given the
+//                 cotangent g of the result y = F(x...), in the result's (broadcast) shape, or
+//                 no_grad{} for an operand that has none (where's condition, a parameter). It
+//                 is written in the ops themselves (operators, call<F>), so it runs on whatever
+//                 values it is given: eager tensors, the tape's recorded values (eager
+//                 autodiff, autograd.hpp), or traced values, where it builds the backward graph
+//                 (graph/autodiff.hpp); summing back over broadcast dims is autodiff's job.
+//                 An op without vjp has no derivative (comparisons: their result is bool).
 // Adding an op is adding one struct here and its named function in ops_elementwise.hpp.
 //
 //   fn::mul::apply(2.0f, 3.0f) == 6.0f
@@ -37,10 +44,51 @@
 #include <string_view>
 #include <type_traits>
 
+#include "staticpy/core/constant.hpp"
 #include "staticpy/kernels/math.hpp"
 #include "staticpy/tensor/dtype.hpp"
 
 namespace staticpy::fn {
+
+/// What a derivative rule (vjp) gives for an operand without a gradient.
+struct no_grad {};
+
+// The derivative rules below name ops defined after the op they belong to, and write numbers as
+// compile-time constants (2_c).
+struct add;
+struct pow;
+struct sign;
+struct exp;
+struct log;
+struct sin;
+struct cos;
+struct erf;
+struct sigmoid;
+struct zeros_like;
+struct where;
+using namespace staticpy::literals;
+
+/// F applied elementwise to tensor-like values (tensors, traced or recorded values, numbers): what
+/// derivative rules are written in. Defined with the eager ops (ops_elementwise.hpp).
+///   fn::call<fn::exp>(x)   // exp(x)
+template <class F, class... X>
+auto call(const X&... x);
+
+// The shape ops derivative rules are written in (op_objects.hpp): g summed back over broadcast
+// dims to like's shape; x broadcast to like's shape; a reduction's gradient spread back over the
+// reduced dims; g reshaped as like; numel(x) / numel(y) as a zero-dim T; reduction R over dim.
+template <class G, class L>
+auto sum_to(const G& g, const L& like);
+template <class X, class L>
+auto expand_to(const X& x, const L& like);
+template <bool Keep, class G, class L, class Dim>
+auto unreduce(const G& g, const L& like, const Dim& dim);
+template <class G, class L>
+auto reshape_as(const G& g, const L& like);
+template <class T, class X, class Y>
+auto count_ratio(const X& x, const Y& y);
+template <class R, bool Keep, class X, class Dim>
+auto reduce(const X& x, const Dim& dim);
 
 /// How an op's result type follows from its operands' promoted type (see promote.hpp).
 enum class op_kind {
@@ -179,14 +227,23 @@ struct op_base {
     static constexpr bool vectorized = true;
     /// Its work per element relative to an add: how kernels weigh splitting it across threads.
     static constexpr int cost = 1;
-    /// Autodiff's slot: an op's derivative (its vector-Jacobian product) goes here.
-    struct derivative {};
 };
 
 namespace detail {
 using kernels::math::splat;
 namespace math = kernels::math;
+
+/// The compile-time number (2.5_c's type) of a double known at compile time: derivative rules'
+/// constants, which are constant nodes in a graph (folded, no payload).
+#define STATICPY_REAL_CONSTANT(v) (::staticpy::float_<std::bit_cast<std::uint64_t>(double(v))>{})
 } // namespace detail
+
+/// The rule of an op whose derivative is zero wherever it exists (floor, sign, ...).
+#define STATICPY_ZERO_DERIVATIVE                                                                   \
+    template <std::size_t I, class G, class Y, class X>                                            \
+    static auto vjp(const G& g, const Y&, const X&) {                                              \
+        return call<zeros_like>(g);                                                                \
+    }
 
 /// The cost (see op_base::cost) of an op built on a math function (exp, log, tanh, erf, sqrt,
 /// sin, cos, pow): about ten arithmetic ops' time per element (kernels/vmath.hpp).
@@ -219,6 +276,11 @@ struct add : op_base {
         else
             return a + b;
     }
+    template <std::size_t I, class G, class Y, class A, class B>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const A& a,
+                    [[maybe_unused]] const B& b) {
+        return g;
+    }
     static std::string cpp(std::string_view a, std::string_view b) {
         return detail::infix(a, "+", b);
     }
@@ -244,6 +306,14 @@ struct sub : op_base {
         else
             return a - b;
     }
+    template <std::size_t I, class G, class Y, class A, class B>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const A& a,
+                    [[maybe_unused]] const B& b) {
+        if constexpr (I == 0)
+            return g;
+        else
+            return -g;
+    }
     static std::string cpp(std::string_view a, std::string_view b) {
         return detail::infix(a, "-", b);
     }
@@ -262,6 +332,14 @@ struct mul : op_base {
         else
             return a * b;
     }
+    template <std::size_t I, class G, class Y, class A, class B>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const A& a,
+                    [[maybe_unused]] const B& b) {
+        if constexpr (I == 0)
+            return g * b;
+        else
+            return g * a;
+    }
     static std::string cpp(std::string_view a, std::string_view b) {
         return detail::infix(a, "*", b);
     }
@@ -278,6 +356,15 @@ struct div : op_base {
             !std::is_integral_v<T>,
             "staticpy: internal: fn::div is applied in a floating type (see promote.hpp)");
         return a / b;
+    }
+    /// As PyTorch: the divisor's is -g * ((a / b) / b), i.e. -g * (y / b).
+    template <std::size_t I, class G, class Y, class A, class B>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const A& a,
+                    [[maybe_unused]] const B& b) {
+        if constexpr (I == 0)
+            return g / b;
+        else
+            return -g * (y / b);
     }
     static std::string cpp(std::string_view a, std::string_view b) {
         return detail::infix(a, "/", b);
@@ -319,6 +406,16 @@ struct pow : op_base {
             return detail::math::pow(a, b);
         }
     }
+    /// As PyTorch: the base's is 0 where the exponent is 0 (not 0 * inf), the exponent's 0 where
+    /// the base is 0 and the exponent >= 0 (not 0 * log 0).
+    template <std::size_t I, class G, class Y, class A, class B>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const A& a,
+                    [[maybe_unused]] const B& b) {
+        if constexpr (I == 0)
+            return call<where>(b == 0_c, 0_c, g * (b * call<pow>(a, b - 1_c)));
+        else
+            return g * call<where>((a == 0_c) * (b >= 0_c), 0_c, y * call<log>(a));
+    }
     static std::string cpp(std::string_view a, std::string_view b) {
         return detail::call("std::pow", a, b);
     }
@@ -337,6 +434,15 @@ struct maximum : op_base {
             return detail::math::select(
                 detail::math::either(detail::math::isnan(a), detail::math::isnan(b)), a + b,
                 detail::math::max(a, b));
+    }
+    /// PyTorch's tie rule: where a == b each operand gets half.
+    template <std::size_t I, class G, class Y, class A, class B>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const A& a,
+                    [[maybe_unused]] const B& b) {
+        if constexpr (I == 0)
+            return call<where>(a == b, g / 2_c, call<where>(a < b, 0_c, g));
+        else
+            return call<where>(a == b, g / 2_c, call<where>(a > b, 0_c, g));
     }
     static std::string cpp(std::string_view a, std::string_view b) {
         const std::string x(a), y(b);
@@ -359,6 +465,14 @@ struct minimum : op_base {
                 detail::math::either(detail::math::isnan(a), detail::math::isnan(b)), a + b,
                 detail::math::min(a, b));
     }
+    template <std::size_t I, class G, class Y, class A, class B>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const A& a,
+                    [[maybe_unused]] const B& b) {
+        if constexpr (I == 0)
+            return call<where>(a == b, g / 2_c, call<where>(a > b, 0_c, g));
+        else
+            return call<where>(a == b, g / 2_c, call<where>(a < b, 0_c, g));
+    }
     static std::string cpp(std::string_view a, std::string_view b) {
         const std::string x(a), y(b);
         return "(" + x + " != " + x + " ? " + x + " : " + y + " != " + y + " ? " + y + " : " + x +
@@ -375,6 +489,17 @@ struct clamp : op_base {
     template <class T>
     static constexpr T apply(T x, T lo, T hi) {
         return minimum::apply(maximum::apply(x, lo), hi);
+    }
+    /// PyTorch's clamp_backward: x's gradient flows where lo <= x <= hi; lo's where x < lo (and
+    /// lo < hi); hi's where x > hi, or everywhere when hi < lo (max wins there).
+    template <std::size_t I, class G, class Y, class X, class Lo, class Hi>
+    static auto vjp(const G& g, const Y&, const X& x, const Lo& lo, const Hi& hi) {
+        if constexpr (I == 0)
+            return call<where>((x >= lo) * (x <= hi), g, 0_c);
+        else if constexpr (I == 1)
+            return call<where>((x < lo) * (lo < hi), g, 0_c);
+        else
+            return call<where>(call<add>(x > hi, hi < lo), g, 0_c);
     }
     static std::string cpp(std::string_view x, std::string_view lo, std::string_view hi) {
         return minimum::cpp(maximum::cpp(x, lo), hi);
@@ -430,6 +555,10 @@ struct neg : op_base {
         else
             return -a;
     }
+    template <std::size_t I, class G, class Y, class X>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const X& x) {
+        return -g;
+    }
     static std::string cpp(std::string_view a) { return detail::prefix('-', a); }
 };
 
@@ -445,6 +574,11 @@ struct abs : op_base {
             return a < 0 ? detail::wrap_sub(T(0), a) : a;
         else
             return detail::math::fabs(a);
+    }
+    /// g * sign(x): 0 at 0, as PyTorch.
+    template <std::size_t I, class G, class Y, class X>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const X& x) {
+        return g * call<sign>(x);
     }
     static std::string cpp(std::string_view a) { return detail::call("std::abs", a); }
 };
@@ -463,6 +597,11 @@ struct relu : op_base {
         else // a NaN is not < 0: it stays
             return detail::math::select(a < detail::splat<T>(0), detail::splat<T>(0), a);
     }
+    /// PyTorch's threshold_backward: 0 where the result is <= 0 (so at 0), g elsewhere.
+    template <std::size_t I, class G, class Y, class X>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const X& x) {
+        return call<where>(y <= 0_c, 0_c, g);
+    }
     static std::string cpp(std::string_view a) {
         const std::string x(a);
         return "(" + x + " > 0 || " + x + " != " + x + " ? " + x + " : " + "decltype(+" + x +
@@ -478,6 +617,10 @@ struct square : op_base {
     template <class T>
     static constexpr T apply(T a) {
         return mul::apply(a, a);
+    }
+    template <std::size_t I, class G, class Y, class X>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const X& x) {
+        return g * (2_c * x);
     }
     static std::string cpp(std::string_view a) { return mul::cpp(a, a); }
 };
@@ -499,6 +642,7 @@ struct sign : op_base {
                                         detail::math::select(a < zero, detail::splat<T>(-1), zero));
         }
     }
+    STATICPY_ZERO_DERIVATIVE
     static std::string cpp(std::string_view a) {
         const std::string x(a);
         return "(" + x + " > 0 ? decltype(+" + x + ")(1) : " + x + " < 0 ? decltype(+" + x +
@@ -519,6 +663,7 @@ struct sign : op_base {
             else                                                                                   \
                 return detail::math::Math(a);                                                      \
         }                                                                                          \
+        STATICPY_ZERO_DERIVATIVE                                                                   \
         static std::string cpp(std::string_view a) { return detail::call(Std, a); }                \
     }
 STATICPY_ROUNDING_OP(floor, floor, "std::floor");
@@ -529,7 +674,7 @@ STATICPY_ROUNDING_OP(round, nearbyint, "std::nearbyint");
 // ---------------------------------------------------------------------------------------------
 // Unary math: integers and bool are computed in the default float (float32).
 
-#define STATICPY_MATH_OP(Name, Std)                                                                \
+#define STATICPY_MATH_OP(Name, Std, ...)                                                           \
     struct Name : op_base {                                                                        \
         static constexpr const char* name = #Name;                                                 \
         static constexpr int arity = 1;                                                            \
@@ -541,17 +686,22 @@ STATICPY_ROUNDING_OP(round, nearbyint, "std::nearbyint");
                           "staticpy: internal: unary math is applied in a floating type");         \
             return detail::math::Name(a);                                                          \
         }                                                                                          \
+        template <std::size_t I, class G, class Y, class X>                                        \
+        static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const X& x) {    \
+            return __VA_ARGS__;                                                                    \
+        }                                                                                          \
         static std::string cpp(std::string_view a) { return detail::call(Std, a); }                \
     }
-STATICPY_MATH_OP(exp, "std::exp");
-STATICPY_MATH_OP(expm1, "std::expm1");
-STATICPY_MATH_OP(log, "std::log");
-STATICPY_MATH_OP(log1p, "std::log1p");
-STATICPY_MATH_OP(sqrt, "std::sqrt");
-STATICPY_MATH_OP(sin, "std::sin");
-STATICPY_MATH_OP(cos, "std::cos");
-STATICPY_MATH_OP(tanh, "std::tanh");
-STATICPY_MATH_OP(erf, "std::erf");
+// The last argument is the derivative rule (vjp), in g, y = Name(x) and x, as PyTorch's.
+STATICPY_MATH_OP(exp, "std::exp", g* y);
+STATICPY_MATH_OP(expm1, "std::expm1", g*(y + 1_c));
+STATICPY_MATH_OP(log, "std::log", g / x);
+STATICPY_MATH_OP(log1p, "std::log1p", g / (x + 1_c));
+STATICPY_MATH_OP(sqrt, "std::sqrt", g / (2_c * y));
+STATICPY_MATH_OP(sin, "std::sin", g* call<cos>(x));
+STATICPY_MATH_OP(cos, "std::cos", -g* call<sin>(x));
+STATICPY_MATH_OP(tanh, "std::tanh", g*(1_c - y * y));
+STATICPY_MATH_OP(erf, "std::erf", 1.1283791670955126_c * g * call<exp>(-(x * x)));
 #undef STATICPY_MATH_OP
 
 /// 1 / sqrt(x).
@@ -562,6 +712,10 @@ struct rsqrt : op_base {
     template <class T>
     static T apply(T a) {
         return detail::splat<T>(1) / detail::math::sqrt(a);
+    }
+    template <std::size_t I, class G, class Y, class X>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const X& x) {
+        return -0.5_c * g * (y * y * y);
     }
     static std::string cpp(std::string_view a) {
         return "(1 / " + detail::call("std::sqrt", a) + ")";
@@ -577,6 +731,10 @@ struct reciprocal : op_base {
     static T apply(T a) {
         return detail::splat<T>(1) / a;
     }
+    template <std::size_t I, class G, class Y, class X>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const X& x) {
+        return -g * (y * y);
+    }
     static std::string cpp(std::string_view a) { return "(1 / " + std::string(a) + ")"; }
 };
 
@@ -589,6 +747,10 @@ struct sigmoid : op_base {
     template <class T>
     static T apply(T a) {
         return detail::splat<T>(1) / (detail::splat<T>(1) + detail::math::exp(-a));
+    }
+    template <std::size_t I, class G, class Y, class X>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const X& x) {
+        return g * ((1_c - y) * y);
     }
     static std::string cpp(std::string_view a) {
         return "(1 / (1 + " + detail::call("std::exp", detail::prefix('-', a)) + "))";
@@ -608,6 +770,13 @@ struct gelu : op_base {
         return a * detail::splat<T>(0.5) *
                (detail::splat<T>(1) + detail::math::erf(a * detail::splat<T>(sqrt1_2)));
     }
+    /// PyTorch's gelu_backward: g * (Phi(x) + x * phi(x)).
+    template <std::size_t I, class G, class Y, class X>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const X& x) {
+        constexpr double inv_sqrt_2pi = 0.39894228040143267794;
+        return g * (0.5_c * (1_c + call<erf>(x * STATICPY_REAL_CONSTANT(sqrt1_2))) +
+                    x * STATICPY_REAL_CONSTANT(inv_sqrt_2pi) * call<exp>(-0.5_c * x * x));
+    }
     static std::string cpp(std::string_view a) {
         const std::string x(a);
         return "(" + x + " * 0.5f * (1 + std::erf(" + x + " * " +
@@ -626,6 +795,12 @@ struct silu : op_base {
     static T apply(T a) {
         return a / (detail::splat<T>(1) + detail::math::exp(-a));
     }
+    /// PyTorch's silu_backward: g * s * (1 + x * (1 - s)), s = sigmoid(x).
+    template <std::size_t I, class G, class Y, class X>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const X& x) {
+        const auto s = call<sigmoid>(x);
+        return g * (s * (1_c + x * (1_c - s)));
+    }
     static std::string cpp(std::string_view a) {
         return "(" + std::string(a) + " / (1 + " +
                detail::call("std::exp", detail::prefix('-', a)) + "))";
@@ -642,6 +817,13 @@ struct leaky_relu : op_base {
     template <class T>
     static T apply(T a, T negative_slope) {
         return detail::math::select(a > detail::splat<T>(0), a, a * negative_slope);
+    }
+    template <std::size_t I, class G, class Y, class X, class Slope>
+    static auto vjp(const G& g, const Y&, const X& x, const Slope& negative_slope) {
+        if constexpr (I == 0)
+            return call<where>(x > 0_c, g, g * negative_slope);
+        else
+            return no_grad{};
     }
     static std::string cpp(std::string_view a, std::string_view negative_slope) {
         const std::string x(a);
@@ -663,6 +845,17 @@ struct softplus : op_base {
         return detail::math::select(scaled > threshold, a,
                                     detail::math::log1p(detail::math::exp(scaled)) / beta);
     }
+    /// PyTorch's softplus_backward: g * z / (z + 1), z = exp(beta x); g itself past threshold.
+    template <std::size_t I, class G, class Y, class X, class Beta, class Threshold>
+    static auto vjp(const G& g, const Y&, const X& x, const Beta& beta,
+                    const Threshold& threshold) {
+        if constexpr (I == 0) {
+            const auto z = call<exp>(x * beta);
+            return call<where>(x * beta > threshold, g, g * z / (z + 1_c));
+        } else {
+            return no_grad{};
+        }
+    }
     static std::string cpp(std::string_view a, std::string_view beta, std::string_view threshold) {
         const std::string scaled = detail::infix(a, "*", beta);
         return "(" + scaled + " > " + std::string(threshold) + " ? " + std::string(a) + " : " +
@@ -682,6 +875,7 @@ struct zeros_like : op_base {
     static constexpr T apply(T) {
         return detail::splat<T>(0);
     }
+    STATICPY_ZERO_DERIVATIVE
     static std::string cpp(std::string_view a) { return detail::typed_constant(a, "0"); }
 };
 
@@ -697,6 +891,15 @@ struct where : op_base {
     template <class T>
     static constexpr T apply(bool c, T a, T b) {
         return c ? a : b;
+    }
+    template <std::size_t I, class G, class Y, class C, class A, class B>
+    static auto vjp(const G& g, const Y&, const C& c, const A&, const B&) {
+        if constexpr (I == 0)
+            return no_grad{};
+        else if constexpr (I == 1)
+            return call<where>(c, g, 0_c);
+        else
+            return call<where>(c, 0_c, g);
     }
     static std::string cpp(std::string_view c, std::string_view a, std::string_view b) {
         std::string s = "(";
@@ -724,6 +927,14 @@ struct cast : op_base {
     static constexpr To apply(T a) {
         return staticpy::detail::convert<To>(a); // the rules Tensor::to uses too
     }
+    /// The gradient converted back to the operand's type (none for an integer or bool operand).
+    template <std::size_t I, class G, class Y, class X>
+    static auto vjp(const G& g, [[maybe_unused]] const Y& y, [[maybe_unused]] const X& x) {
+        if constexpr (std::is_floating_point_v<typename X::value_type>)
+            return call<cast<typename X::value_type>>(g);
+        else
+            return no_grad{};
+    }
     static std::string cpp(std::string_view a) {
         if constexpr (detail::is_bool_v<To>) {
             // Appended, not "(" + std::string(a): g++ 12 at -O3 takes that for an overlapping
@@ -737,6 +948,8 @@ struct cast : op_base {
         }
     }
 };
+
+#undef STATICPY_ZERO_DERIVATIVE
 
 /// The C++ spelling of an element type in emitted source ("float", "std::int64_t", ...).
 template <class T>

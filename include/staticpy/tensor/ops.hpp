@@ -6,12 +6,14 @@
 //   ops_elementwise.hpp  + - * / pow exp ... where, comparisons: one generic strided loop
 //   ops_reduce.hpp       sum mean prod var max min argmax ... softmax log_softmax
 //   ops_matmul.hpp       matmul, linear
+//   op_objects.hpp       ops as values (eager, traced or recorded), the derivatives' shape ops
 
 #include "staticpy/tensor/broadcast.hpp"
 #include "staticpy/tensor/functors.hpp"
 #include "staticpy/tensor/ops_elementwise.hpp"
 #include "staticpy/tensor/ops_index.hpp"
 #include "staticpy/tensor/ops_matmul.hpp"
+#include "staticpy/tensor/op_objects.hpp"
 #include "staticpy/tensor/ops_reduce.hpp"
 #include "staticpy/tensor/promote.hpp"
 

@@ -40,15 +40,36 @@ template <class X>
 inline constexpr bool is_scalar_arg_v =
     std::is_arithmetic_v<std::remove_cvref_t<X>> || is_number_constant_v<std::remove_cvref_t<X>>;
 
-/// The graph layer's hook: a type that declares itself symbolic (a traced value) takes part in
-/// every elementwise op, which then records a node through symbolic_elementwise<F> (defined by the
-/// graph layer) instead of computing. The eager ops need nothing from the graph layer.
+/// The hook of the value types that record ops instead of (or besides) computing them: the graph
+/// layer's traced values, and the tape's recorded values (autograd.hpp). Such a type names its
+/// family (symbolic_family<X>::type); every elementwise op with one among its arguments then goes
+/// to symbolic_elementwise<Family, F>, and every op object (op_objects.hpp) to
+/// symbolic_op<Family>, which the family defines. The eager ops need nothing from those layers.
 template <class X>
-struct symbolic_arg : std::false_type {};
+struct symbolic_family {
+    using type = void;
+};
 template <class X>
-inline constexpr bool is_symbolic_arg_v = symbolic_arg<std::remove_cvref_t<X>>::value;
-template <class F>
+using symbolic_family_t = typename symbolic_family<std::remove_cvref_t<X>>::type;
+template <class X>
+inline constexpr bool is_symbolic_arg_v = !std::is_void_v<symbolic_family_t<X>>;
+template <class Family, class F>
 struct symbolic_elementwise;
+template <class Family>
+struct symbolic_op;
+
+/// The family of the first symbolic argument (void if none).
+template <class... Args>
+struct first_family {
+    using type = void;
+};
+template <class A, class... Args>
+struct first_family<A, Args...> {
+    using type = std::conditional_t<is_symbolic_arg_v<A>, symbolic_family_t<A>,
+                                    typename first_family<Args...>::type>;
+};
+template <class... Args>
+using first_family_t = typename first_family<Args...>::type;
 
 template <class X>
 inline constexpr bool is_elementwise_arg_v =
@@ -306,7 +327,8 @@ requires elementwise_args<Args...>
 auto elementwise(Args&&... args) {
     static_assert(sizeof...(Args) == F::arity, "staticpy: TypeError: wrong number of arguments");
     if constexpr ((detail::is_symbolic_arg_v<Args> || ...)) {
-        return detail::symbolic_elementwise<F>::apply(std::as_const(args)...);
+        return detail::symbolic_elementwise<detail::first_family_t<Args...>, F>::apply(
+            std::as_const(args)...);
     } else {
         using out_t = detail::elementwise_result_t<F, std::remove_cvref_t<Args>...>;
         return detail::elementwise_impl<F, std::remove_cvref_t<Args>...>(
@@ -315,6 +337,13 @@ auto elementwise(Args&&... args) {
             std::as_const(args)...);
     }
 }
+
+namespace fn {
+template <class F, class... X>
+auto call(const X&... x) {
+    return elementwise<F>(x...);
+}
+} // namespace fn
 
 // ---- named functions ------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@
 #include "staticpy/kernels/gemm.hpp"
 #include "staticpy/tensor/broadcast.hpp"
 #include "staticpy/tensor/functors.hpp"
+#include "staticpy/tensor/op_objects.hpp"
 #include "staticpy/tensor/ops_elementwise.hpp"
 #include "staticpy/tensor/tensor.hpp"
 
@@ -308,5 +309,46 @@ auto linear(const Tensor<T, SX>& x, const Tensor<U, SW>& w) {
     if constexpr (std::is_same_v<T, U>)
         return detail::linear_impl<T, SX, SW, void>(x, w, nullptr);
 }
+
+namespace detail {
+
+/// torch.matmul's derivative for operand I (0: a, 1: b), given the cotangent g of a @ b: g @ bᵀ
+/// and aᵀ @ g, with a 1-D operand read as a row (a) or a column (b) and summed back over the batch
+/// dims it was broadcast along. Written in the ops, so it runs on tensors and traced values alike.
+///   auto ga = matmul_vjp<0>(g, a, b);
+template <std::size_t I, class G, class A, class B>
+auto matmul_vjp(const G& g, const A& a, const B& b) {
+    using namespace staticpy::literals;
+    constexpr std::size_t ra = A::rank;
+    constexpr std::size_t rb = B::rank;
+    if constexpr (ra == 1 && rb == 1) { // a dot product: g is zero-dim
+        if constexpr (I == 0)
+            return g * b;
+        else
+            return g * a;
+    } else if constexpr (ra == 2 && rb == 2) {
+        if constexpr (I == 0)
+            return matmul(g, b.t());
+        else
+            return matmul(a.t(), g);
+    } else if constexpr (ra == 1) { // [k] @ [..., k, n] -> [..., n]
+        if constexpr (I == 0)
+            return fn::sum_to(matmul(g.unsqueeze(-2_c), b.transpose(-2_c, -1_c)), a);
+        else
+            return fn::sum_to(matmul(a.unsqueeze(-1_c), g.unsqueeze(-2_c)), b);
+    } else if constexpr (rb == 1) { // [..., m, k] @ [k] -> [..., m]
+        if constexpr (I == 0)
+            return fn::sum_to(matmul(g.unsqueeze(-1_c), b.unsqueeze(0_c)), a);
+        else
+            return fn::sum_to(matmul(a.transpose(-2_c, -1_c), g.unsqueeze(-1_c)).squeeze(-1_c), b);
+    } else {
+        if constexpr (I == 0)
+            return fn::sum_to(matmul(g, b.transpose(-2_c, -1_c)), a);
+        else
+            return fn::sum_to(matmul(a.transpose(-2_c, -1_c), g), b);
+    }
+}
+
+} // namespace detail
 
 } // namespace staticpy

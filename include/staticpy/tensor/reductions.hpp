@@ -31,6 +31,10 @@ namespace staticpy {
 /// The described reductions, as a value: the graph's reduce node takes one as a template argument.
 enum class reduce_kind { sum, prod, mean, amax, amin };
 
+namespace reduction {
+struct sum;
+} // namespace reduction
+
 namespace detail {
 
 /// PyTorch's CPU accumulate type of sums and products: double for floats, int64 otherwise.
@@ -99,6 +103,14 @@ struct widening_reduction : reduction_defaults {
 /// element.
 template <class Self>
 struct extremum_reduction : reduction_defaults {
+    /// PyTorch's rule: the gradient is shared evenly among the elements equal to the result.
+    template <bool Keep, class G, class Y, class X, class Dim>
+    static auto vjp(const G& g, const Y& y, const X& x, const Dim& dim) {
+        using T = typename X::value_type;
+        const auto hits = fn::call<fn::cast<T>>(x == fn::unreduce<Keep>(y, x, dim));
+        const auto count = fn::unreduce<true>(fn::reduce<reduction::sum, true>(hits, dim), x, dim);
+        return fn::unreduce<Keep>(g, x, dim) / count * hits;
+    }
     template <class T>
     using result = T;
     template <class T>
@@ -124,7 +136,10 @@ struct extremum_reduction : reduction_defaults {
 ///   finish<Out>(acc, count)  the result from the accumulator of `count` elements;
 ///   check_dtype<T>()  a compile error for a dtype PyTorch refuses, with its text;
 ///   check_input(sizes, mask, full)  the run-time error for an input PyTorch refuses;
-///   cpp_combine   the fold step as C++ source over `out[o_out]` and `value` (graph::cpp_text).
+///   cpp_combine   the fold step as C++ source over `out[o_out]` and `value` (graph::cpp_text);
+///   vjp<Keep>(g, y, x, dim)  its derivative: x's gradient from the cotangent g of the result y of
+///                 reducing x over dim (detail::all_dims: every dim) with keepdim Keep, written
+///                 in the ops (see functors.hpp), so eager, traced and recorded values all run it.
 namespace reduction {
 
 struct sum : detail::widening_reduction {
@@ -140,6 +155,10 @@ struct sum : detail::widening_reduction {
     static V combine(V acc, V v) {
         return fn::add::apply(acc, v);
     }
+    template <bool Keep, class G, class Y, class X, class Dim>
+    static auto vjp(const G& g, const Y&, const X& x, const Dim& dim) {
+        return fn::unreduce<Keep>(g, x, dim);
+    }
 };
 
 struct prod : detail::widening_reduction {
@@ -154,6 +173,20 @@ struct prod : detail::widening_reduction {
     template <class V>
     static V combine(V acc, V v) {
         return fn::mul::apply(acc, v);
+    }
+    /// PyTorch's prod_backward, zeros included: the product of the others is y / x without a
+    /// zero, the product of the nonzero others at a lone zero, and 0 everywhere else.
+    template <bool Keep, class G, class Y, class X, class Dim>
+    static auto vjp(const G& g, const Y& y, const X& x, const Dim& dim) {
+        using namespace staticpy::literals;
+        const auto is_zero = x == 0_c;
+        const auto zeros = fn::unreduce<true>(fn::reduce<sum, true>(is_zero, dim), x, dim);
+        const auto nonzero_product = fn::unreduce<true>(
+            fn::reduce<prod, true>(fn::call<fn::where>(is_zero, 1_c, x), dim), x, dim);
+        const auto others = fn::call<fn::where>(
+            zeros == 0_c, fn::unreduce<Keep>(y, x, dim) / x,
+            fn::call<fn::where>((zeros == 1_c) * is_zero, nonzero_product, 0_c));
+        return fn::unreduce<Keep>(g, x, dim) * others;
     }
 };
 
@@ -177,6 +210,10 @@ struct mean : sum {
         if (count == 0)
             return std::numeric_limits<Out>::quiet_NaN();
         return static_cast<Out>(static_cast<double>(acc) / static_cast<double>(count));
+    }
+    template <bool Keep, class G, class Y, class X, class Dim>
+    static auto vjp(const G& g, const Y& y, const X& x, const Dim& dim) {
+        return fn::unreduce<Keep>(g, x, dim) / fn::count_ratio<typename X::value_type>(x, y);
     }
 };
 
@@ -223,10 +260,9 @@ struct amin : detail::extremum_reduction<amin> {
 
 /// The description of reduce_kind K.
 template <reduce_kind K>
-using reduction_of_t =
-    std::tuple_element_t<static_cast<std::size_t>(K),
-                         std::tuple<reduction::sum, reduction::prod, reduction::mean,
-                                    reduction::amax, reduction::amin>>;
+using reduction_of_t = std::tuple_element_t<
+    static_cast<std::size_t>(K),
+    std::tuple<reduction::sum, reduction::prod, reduction::mean, reduction::amax, reduction::amin>>;
 static_assert(reduction_of_t<reduce_kind::sum>::kind == reduce_kind::sum &&
                   reduction_of_t<reduce_kind::prod>::kind == reduce_kind::prod &&
                   reduction_of_t<reduce_kind::mean>::kind == reduce_kind::mean &&

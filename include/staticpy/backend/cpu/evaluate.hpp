@@ -141,7 +141,7 @@ public:
     auto value() {
         using node = typename Prog::template node_at<S>;
         if constexpr (direct_output<S>()) {
-            return opaque<S>(operand_tensor<Prog::template instr_at<S>::operands[0]>());
+            return opaque<S>();
         } else if constexpr (node::materialized) {
             return tensor<S>();
         } else if constexpr (epilogue_of<S>() != N) {
@@ -176,7 +176,7 @@ public:
                     return;
                 }
             }
-            out.copy_(opaque<S>(in));
+            out.copy_(this->template node<S>().op(in));
         } else if constexpr (node::materialized) {
             out.copy_(tensor<S>()); // copy_ snapshots an overlapping source itself
         } else {
@@ -206,6 +206,11 @@ public:
         using shape_t = typename node::shape_type;
         if constexpr (direct_output<S>()) {
             return shape_t(shape_of<Prog::template instr_at<S>::operands[0]>());
+        } else if constexpr (node::kind == graph::node_kind::matmul && deferred[S]) {
+            // Not computed yet (it runs in an output's epilogue): a 2-D product's [m, n].
+            constexpr auto ops = Prog::template instr_at<S>::operands;
+            return shape_t(typename shape_t::sizes_type{shape_of<ops[0]>().sizes()[0],
+                                                        shape_of<ops[1]>().sizes()[1]});
         } else if constexpr (node::materialized) {
             return tensor<S>().shape();
         } else if constexpr (graph::is_number_node_v<node>) {
@@ -277,15 +282,28 @@ private:
                     materialize_matmul<S>();
             } else {
                 static_assert(node_t::kind == graph::node_kind::opaque);
-                out = opaque<S>(operand_tensor<ops[0]>());
+                out = opaque<S>();
             }
         }
     }
 
-    /// An opaque op: its eager implementation.
-    template <std::size_t S, class In>
-    auto opaque(const In& t) const {
-        return node<S>().op(t);
+    /// An opaque op: its eager implementation, on its operands' tensors (or, for an operand whose
+    /// values it does not read, the operand's shape).
+    template <std::size_t S>
+    auto opaque() {
+        using node_t = typename Prog::template node_at<S>;
+        constexpr auto ops = Prog::template instr_at<S>::operands;
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return node<S>().op(opaque_operand<node_t::reads[I], ops[I]>()...);
+        }
+        (std::make_index_sequence<ops.size()>{});
+    }
+    template <bool Reads, std::size_t Slot>
+    auto opaque_operand() {
+        if constexpr (Reads)
+            return operand_tensor<Slot>();
+        else
+            return shape_of<Slot>();
     }
 
     template <std::size_t S>

@@ -1,0 +1,305 @@
+#pragma once
+// staticpy::grad, value_and_grad and vjp: JAX's and MindSpore's functional autodiff.
+//
+//   auto loss = [](auto w, auto x) { return (matmul(x, w) - 1.0f).square().mean(); };
+//   auto dw = staticpy::grad(loss)(w, x);                          // d loss / d w, w's shape
+//   auto [value, grads] = staticpy::value_and_grad(loss, std::tuple{0_c, 1_c})(w, x);
+//   auto step = staticpy::jit(staticpy::value_and_grad(loss));    // forward + backward, one graph
+//
+// In GRAPH_MODE (the default) a call traces the function, derives the backward graph from the
+// forward graph's type at compile time (graph/autodiff.hpp), and evaluates both as one fused
+// graph. Inside a traced function (jit(grad(f)), grad(grad(f))) it differentiates the trace
+// itself. argnums (0_c by default, or a std::tuple of them) picks the arguments; a gradient has
+// the structure of its argument: a tensor, a std::tuple, a staticpy list, or a staticpy dict of
+// tensors giving a dict with the same keys.
+//
+// This header joins autodiff to jit, so it sits with jit.hpp, above the graph and backend layers.
+
+#include <array>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticpy/core/constant.hpp"
+#include "staticpy/core/error.hpp"
+#include "staticpy/graph/autodiff.hpp"
+#include "staticpy/graph/trace.hpp"
+#include "staticpy/jit.hpp"
+
+namespace staticpy {
+
+namespace detail {
+
+/// argnums: one compile-time int (the gradient alone) or a std::tuple of them (a tuple of
+/// gradients).
+template <class A>
+struct argnums_spec {
+    static_assert(
+        always_false<A>,
+        "staticpy: TypeError: argnums must be a compile-time int (0_c) or a std::tuple of "
+        "them (std::tuple{0_c, 1_c})");
+};
+template <long long N>
+struct argnums_spec<int_<N>> {
+    static constexpr bool single = true;
+    static constexpr std::array<std::size_t, 1> values{static_cast<std::size_t>(N)};
+    static_assert(N >= 0, "staticpy: ValueError: argnums must be non-negative");
+};
+template <long long... N>
+struct argnums_spec<std::tuple<int_<N>...>> {
+    static constexpr bool single = false;
+    static constexpr std::array<std::size_t, sizeof...(N)> values{static_cast<std::size_t>(N)...};
+    static_assert(((N >= 0) && ...), "staticpy: ValueError: argnums must be non-negative");
+};
+
+/// x with its K-th, K+1-th, ... Tracer leaves (through tuples, lists and dict values) replaced by
+/// f(integral_constant<K + j>, leaf j).
+template <std::size_t K, class X, class F>
+auto map_tracers(const X& x, const F& f) {
+    using U = std::remove_cvref_t<X>;
+    if constexpr (is_tracer_v<U>) {
+        return f(std::integral_constant<std::size_t, K>{}, x);
+    } else if constexpr (is_list_v<U>) {
+        return hana::unpack(x.elements, [&](const auto&... e) {
+            constexpr auto start = graph::leaf_offsets<graph::is_tracer_leaf, decltype(e)...>();
+            return [&]<std::size_t... J>(std::index_sequence<J...>) {
+                return staticpy::list{map_tracers<K + start[J]>(e, f)...};
+            }
+            (std::make_index_sequence<sizeof...(e)>{});
+        });
+    } else if constexpr (is_dict_v<U>) {
+        return hana::unpack(x.entries, [&](const auto&... p) {
+            constexpr auto start =
+                graph::leaf_offsets<graph::is_tracer_leaf, decltype(p.value)...>();
+            return [&]<std::size_t... J>(std::index_sequence<J...>) {
+                auto items =
+                    hana::make_tuple(pair(p.key, map_tracers<K + start[J]>(p.value, f))...);
+                return dict_t<std::remove_cvref_t<decltype(pair(
+                    p.key, map_tracers<K + start[J]>(p.value, f)))>...>(items);
+            }
+            (std::make_index_sequence<sizeof...(p)>{});
+        });
+    } else if constexpr (traits::is_std_tuple_v<U>) {
+        return [&]<class... Ts>(const std::tuple<Ts...>& t) {
+            constexpr auto start = graph::leaf_offsets<graph::is_tracer_leaf, Ts...>();
+            return [&]<std::size_t... J>(std::index_sequence<J...>) {
+                return std::tuple{map_tracers<K + start[J]>(std::get<J>(t), f)...};
+            }
+            (std::index_sequence_for<Ts...>{});
+        }(x);
+    } else {
+        return x;
+    }
+}
+
+template <class X>
+inline constexpr std::size_t tracer_leaves_v =
+    graph::leaf_count<graph::is_tracer_leaf, std::remove_cvref_t<X>>::value;
+
+/// A Tensor<T, S> of node C's value, for results whose shape type must be S (a gradient has its
+/// argument's): a view, no copy.
+template <class S>
+struct retype_op {
+    static constexpr const char* name = "as_shape";
+    std::tuple<> args;
+    template <class T, class S0>
+    Tensor<T, S> operator()(const Tensor<T, S0>& x) const {
+        return Tensor<T, S>(x);
+    }
+    template <std::size_t I, class G, class Y, class X>
+    auto vjp(const G& g, const Y&, const X& x) const {
+        return fn::reshape_as(g, x);
+    }
+};
+
+} // namespace detail
+
+/// What grad, value_and_grad and vjp return: a function of the same arguments as f that returns
+/// the gradients (and f's value when WithValue).
+template <class F, class Argnums, bool HasAux, bool WithValue>
+class grad_function {
+    using spec = detail::argnums_spec<Argnums>;
+
+public:
+    explicit grad_function(F f) : f_(std::move(f)) {}
+
+    template <class... Args>
+    auto operator()(const Args&... args) const {
+        if constexpr (((detail::tracer_leaves_v<Args> != 0) || ...))
+            return traced_call(args...);
+        else
+            return jit([this](const auto&... a) { return this->dispatch(a...); })(args...);
+    }
+
+    const F& function() const { return f_; }
+
+private:
+    F f_;
+
+    template <class... Args>
+    auto dispatch(const Args&... args) const {
+        if constexpr (((detail::tracer_leaves_v<Args> != 0) || ...))
+            return traced_call(args...);
+        else
+            return eager_call(args...);
+    }
+
+    /// The first differentiated leaf of each selected argument.
+    template <class... Args>
+    static constexpr std::array<std::size_t, spec::values.size() + 1> leaf_bases() {
+        constexpr std::array<std::size_t, sizeof...(Args)> counts{detail::tracer_leaves_v<Args>...};
+        std::array<std::size_t, spec::values.size() + 1> b{};
+        for (std::size_t p = 0; p < spec::values.size(); ++p)
+            b[p + 1] = b[p] + counts[spec::values[p]];
+        return b;
+    }
+
+    template <class... Args>
+    auto traced_call(const Args&... args) const {
+        constexpr std::size_t n_args = sizeof...(Args);
+        static_assert(
+            [] {
+                for (std::size_t a : spec::values)
+                    if (a >= n_args)
+                        return false;
+                return true;
+            }(),
+            "staticpy: IndexError: argnums refers to an argument the function is not given");
+        constexpr auto bases = leaf_bases<Args...>();
+        // The selected arguments, their tensors marked as what backprop differentiates against.
+        const auto marked = [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return std::tuple{mark<I>(args...)...};
+        }
+        (std::index_sequence_for<Args...>{});
+        const auto out = std::apply(f_, marked);
+        const auto& loss = [&]() -> const auto& {
+            if constexpr (HasAux) {
+                static_assert(traits::is_std_tuple_v<std::remove_cvref_t<decltype(out)>>,
+                              "staticpy: TypeError: with has_aux, the function must return a "
+                              "std::tuple (output, aux)");
+                return std::get<0>(out);
+            } else {
+                return out;
+            }
+        }
+        ();
+        using loss_t = std::remove_cvref_t<decltype(loss)>;
+        static_assert(is_tracer_v<loss_t>,
+                      "staticpy: TypeError: grad: the function must return a tensor computed from "
+                      "its differentiated arguments");
+        using T = typename loss_t::value_type;
+        static_assert(std::is_floating_point_v<T>,
+                      "staticpy: RuntimeError: grad requires a floating-point output (the "
+                      "function returned an integer or bool tensor)");
+        static_assert(loss_t::rank == 0,
+                      "staticpy: RuntimeError: grad can be implicitly created only for scalar "
+                      "outputs");
+        // The seed, d loss / d loss = 1, as a compile-time constant: a node without run-time
+        // attributes, so the forward nodes the backward graph names merge with the forward's.
+        using one = graph::ew<fn::cast<T>, graph::constant<int_<1>>>;
+        const auto cts = graph::backprop<grad_function, bases.back()>(loss.node, one{});
+        auto grads = [&]<std::size_t... P>(std::index_sequence<P...>) {
+            return std::tuple{gradients_of<bases[P]>(
+                std::get<spec::values[P]>(std::tuple<const Args&...>(args...)), cts)...};
+        }
+        (std::make_index_sequence<spec::values.size()>{});
+        auto result = [&] {
+            if constexpr (spec::single)
+                return std::get<0>(std::move(grads));
+            else
+                return grads;
+        }();
+        if constexpr (WithValue)
+            return std::tuple{out, std::move(result)};
+        else
+            return result;
+    }
+
+    /// Argument I: its tensors wrapped in grad_input markers when it is selected.
+    template <std::size_t I, class... Args>
+    auto mark(const Args&... args) const {
+        const auto& arg = std::get<I>(std::tuple<const Args&...>(args...));
+        constexpr std::size_t p = [] {
+            for (std::size_t q = 0; q < spec::values.size(); ++q)
+                if (spec::values[q] == I)
+                    return q;
+            return spec::values.size();
+        }();
+        if constexpr (p == spec::values.size()) {
+            return arg;
+        } else {
+            using A = std::remove_cvref_t<decltype(arg)>;
+            static_assert(detail::tracer_leaves_v<A> != 0,
+                          "staticpy: TypeError: grad: a differentiated argument must be a tensor "
+                          "or a container of tensors");
+            constexpr std::size_t base = leaf_bases<Args...>()[p];
+            return detail::map_tracers<base>(arg, [](auto k, const auto& t) {
+                using N = typename std::remove_cvref_t<decltype(t)>::node_type;
+                static_assert(std::is_floating_point_v<typename N::value_type>,
+                              "staticpy: RuntimeError: only Tensors of floating point dtype can "
+                              "require gradients");
+                return graph::traced(graph::ew<fn::grad_input<grad_function, k()>, N>{{t.node}});
+            });
+        }
+    }
+
+    /// The gradients of an argument (first leaf Base), in its structure: each tensor's
+    /// cotangent, zeros where the output does not depend on it.
+    template <std::size_t Base, class A, class CTs>
+    static auto gradients_of(const A& arg, const CTs& cts) {
+        return detail::map_tracers<Base>(arg, [&](auto k, const auto& t) {
+            using N = typename std::remove_cvref_t<decltype(t)>::node_type;
+            const auto& ct = std::get<k()>(cts);
+            using CT = std::remove_cvref_t<decltype(ct)>;
+            if constexpr (std::is_same_v<CT, graph::no_cotangent>) {
+                return graph::traced(graph::ew<fn::zeros_like, N>{{t.node}});
+            } else if constexpr (std::is_same_v<typename CT::shape_type, typename N::shape_type>) {
+                return graph::traced(ct);
+            } else {
+                using S = typename N::shape_type;
+                return graph::traced(
+                    graph::opaque<detail::retype_op<S>, CT>{{ct}, detail::retype_op<S>{}});
+            }
+        });
+    }
+
+    /// The eager call's result: the gradients have their arguments' types.
+    template <class... Args>
+    auto eager_call(const Args&... args) const {
+        using arg_types = std::tuple<Args...>;
+        using grads_t = decltype([]<std::size_t... P>(std::index_sequence<P...>) {
+            if constexpr (spec::single)
+                return std::tuple_element_t<spec::values[0], arg_types>{};
+            else
+                return std::tuple<std::tuple_element_t<spec::values[P], arg_types>...>{};
+        }(std::make_index_sequence<spec::values.size()>{}));
+        using result_t =
+            std::conditional_t<WithValue, std::tuple<decltype(f_(args...)), grads_t>, grads_t>;
+        return not_implemented_eagerly<result_t>();
+    }
+    template <class R>
+    [[noreturn]] static R not_implemented_eagerly() {
+        throw RuntimeError("grad in PYNATIVE_MODE (the eager tape) is not implemented yet; "
+                           "use GRAPH_MODE");
+    }
+};
+
+/// grad(f, argnums=0_c): the function that returns the gradient of f's (scalar) output with
+/// respect to argument argnums (a std::tuple of indices gives a tuple of gradients).
+///   auto dw = staticpy::grad(loss)(w, x);
+template <class F, class Argnums = int_<0>>
+auto grad(F&& f, Argnums = {}) {
+    return grad_function<std::decay_t<F>, Argnums, false, false>(std::forward<F>(f));
+}
+
+/// value_and_grad(f, argnums=0_c, has_aux=False): the function that returns (f's output,
+/// gradients); with has_aux, f returns (output, aux) and the result is ((output, aux), gradients).
+///   auto [loss, dw] = staticpy::value_and_grad(loss_fn)(w, x);
+template <class F, class Argnums = int_<0>, class HasAux = std::false_type>
+auto value_and_grad(F&& f, Argnums = {}, HasAux = {}) {
+    return grad_function<std::decay_t<F>, Argnums, static_cast<bool>(HasAux::value), true>(
+        std::forward<F>(f));
+}
+
+} // namespace staticpy

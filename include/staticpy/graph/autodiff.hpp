@@ -1,0 +1,355 @@
+#pragma once
+// Reverse-mode autodiff of a traced graph, at compile time: the backward graph is a C++ type
+// derived from the forward graph's type, built of the same nodes (elementwise, reduce, matmul,
+// opaque), so the passes, common-subexpression elimination, fusion and the evaluator treat forward
+// and backward as one graph. A backward node that needs a forward value names the forward node
+// itself (exp's derivative is g * exp(x): the same exp node), and numbering merges the two.
+//
+//   graph::backprop<Tag, 2>(loss.node, seed)   // the cotangents of grad_input<Tag, 0> and <Tag, 1>
+//
+// How: the output is numbered into a program (program.hpp, the exact numbering: two nodes share
+// a slot only when they are the same value), so that a value used twice is one slot whose
+// cotangent sums both uses. The slots are visited from the output back; each node's cotangent is
+// passed through its op's derivative rule (vjp, written once in the op's description: functors.hpp,
+// reductions.hpp, ops_matmul.hpp, op_objects.hpp) to its operands'. The rules run on Tracers, so
+// they build nodes. The values differentiated against are marked by grad_input<Tag, K> nodes
+// (identity functions), which the rules never look through: Tag is the grad function's own type,
+// so a grad inside a grad tells its inputs from the outer one's.
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticpy/graph/node.hpp"
+#include "staticpy/graph/program.hpp"
+#include "staticpy/graph/tracer.hpp"
+#include "staticpy/tensor/ops.hpp"
+
+namespace staticpy {
+
+namespace fn {
+
+/// The identity on the K-th value a grad function differentiates against (Tag: that function):
+/// where backprop stops and reads the gradient. In the graph it costs nothing (it fuses away).
+template <class Tag, std::size_t K>
+struct grad_input : op_base {
+    static constexpr const char* name = "grad_input";
+    static constexpr int arity = 1;
+    static constexpr op_kind kind = op_kind::same;
+    template <class T>
+    static constexpr T apply(T x) {
+        return x;
+    }
+    template <std::size_t I, class G, class Y, class X>
+    static auto vjp(const G& g, const Y&, const X&) {
+        return g;
+    }
+    static std::string cpp(std::string_view x) { return std::string(x); }
+};
+
+} // namespace fn
+
+namespace graph {
+
+/// A slot no cotangent has reached (yet).
+struct no_cotangent {};
+
+namespace detail {
+
+template <class N, class Tag>
+struct is_grad_input_of : std::false_type {};
+template <class Tag, std::size_t K, class C>
+struct is_grad_input_of<ew<fn::grad_input<Tag, K>, C>, Tag> : std::true_type {};
+
+template <class N>
+struct grad_input_index;
+template <class Tag, std::size_t K, class C>
+struct grad_input_index<ew<fn::grad_input<Tag, K>, C>> : std::integral_constant<std::size_t, K> {};
+
+/// Whether slot S's value depends on a grad_input<Tag, ...> (only those slots carry cotangents).
+template <class Prog, class Tag>
+inline constexpr auto depends_on_inputs = [] {
+    std::array<bool, Prog::size + 1> d{};
+    [&]<std::size_t... S>(std::index_sequence<S...>) {
+        (
+            [&] {
+                if constexpr (is_grad_input_of<typename Prog::template node_at<S>, Tag>::value) {
+                    d[S] = true;
+                } else {
+                    for (std::size_t k = 0; k < Prog::arity[S]; ++k)
+                        d[S] = d[S] || d[Prog::operand_slots[S][k]];
+                }
+            }(),
+            ...);
+    }
+    (std::make_index_sequence<Prog::size>{});
+    return d;
+}();
+
+/// The tuple t with element I replaced by v.
+template <std::size_t I, class V, class... Ts>
+auto replace_at(const std::tuple<Ts...>& t, V v) {
+    return [&]<std::size_t... J>(std::index_sequence<J...>) {
+        return std::tuple<std::conditional_t<J == I, V, Ts>...>{[&]() -> decltype(auto) {
+            if constexpr (J == I)
+                return std::move(v);
+            else
+                return std::get<J>(t);
+        }()...};
+    }
+    (std::index_sequence_for<Ts...>{});
+}
+
+/// a + b, where either may be no_cotangent.
+template <class A, class B>
+auto accumulate(const A& a, const B& b) {
+    if constexpr (std::is_same_v<A, no_cotangent>)
+        return b;
+    else if constexpr (std::is_same_v<B, no_cotangent>)
+        return a;
+    else
+        return ew<fn::add, A, B>{{a, b}};
+}
+
+/// x as a node of value type T.
+template <class T, class X>
+auto cast_node(const X& x) {
+    if constexpr (std::is_same_v<typename X::value_type, T>)
+        return x;
+    else
+        return ew<fn::cast<T>, X>{{x}};
+}
+
+template <class S, std::size_t I>
+inline constexpr bool static_extent_v = is_int_constant_v<shape_extent_t<S, I>>;
+
+template <class S, std::size_t I, long long V>
+constexpr bool extent_is() {
+    if constexpr (static_extent_v<S, I>)
+        return shape_extent_t<S, I>::value == V;
+    else
+        return false;
+}
+
+/// Whether operand K of elementwise node N is known at compile time to have N's own sizes at
+/// every dim, so that its gradient needs no summing back: same rank, and at each dim either both
+/// extents are the same static value, or the operand's is dynamic and no other operand can
+/// broadcast it there (each is absent there or statically 1).
+template <class N, std::size_t K>
+constexpr bool same_sizes_as_result() {
+    using B = typename N::shape_type;
+    using Ops = typename N::children_type;
+    using OpS = typename std::tuple_element_t<K, Ops>::shape_type;
+    if constexpr (OpS::rank != B::rank) {
+        return false;
+    } else {
+        return [&]<std::size_t... D>(std::index_sequence<D...>) {
+            auto dim_ok = [&]<std::size_t Dm>(std::integral_constant<std::size_t, Dm>) {
+                if constexpr (static_extent_v<OpS, Dm>) {
+                    if constexpr (static_extent_v<B, Dm>)
+                        return shape_extent_t<OpS, Dm>::value == shape_extent_t<B, Dm>::value;
+                    else
+                        return false;
+                } else {
+                    return [&]<std::size_t... J>(std::index_sequence<J...>) {
+                        auto other_ok =
+                            [&]<std::size_t Jj>(std::integral_constant<std::size_t, Jj>) {
+                                if constexpr (Jj == K) {
+                                    return true;
+                                } else {
+                                    using OS = typename std::tuple_element_t<Jj, Ops>::shape_type;
+                                    constexpr std::size_t lead = B::rank - OS::rank;
+                                    if constexpr (OS::rank > B::rank || Dm < lead)
+                                        return true;
+                                    else
+                                        return extent_is<OS, Dm - lead, 1>();
+                                }
+                            };
+                        return (other_ok(std::integral_constant<std::size_t, J>{}) && ...);
+                    }
+                    (std::make_index_sequence<std::tuple_size_v<Ops>>{});
+                }
+            };
+            return (dim_ok(std::integral_constant<std::size_t, D>{}) && ...);
+        }
+        (std::make_index_sequence<B::rank>{});
+    }
+}
+
+/// The cotangent ct of elementwise node N's result, as operand K's: summed back over the dims
+/// the operand was broadcast along (nothing to do when its sizes are known to be the result's),
+/// in the operand's element type.
+template <std::size_t K, class N, class CT>
+auto unbroadcast(const N& n, const CT& ct) {
+    using operand = std::tuple_element_t<K, typename N::children_type>;
+    using T = typename operand::value_type;
+    if constexpr (same_sizes_as_result<N, K>()) {
+        return cast_node<T>(ct);
+    } else {
+        const auto& x = std::get<K>(n.children);
+        return cast_node<T>(opaque<staticpy::detail::sum_to_op, CT, operand>{
+            {ct, x}, staticpy::detail::sum_to_op{}});
+    }
+}
+
+template <class R>
+auto node_of_rule(const R& r) {
+    if constexpr (std::is_same_v<R, fn::no_grad>)
+        return no_cotangent{};
+    else
+        return r.node;
+}
+
+/// The cotangent operand K of node n receives from n's cotangent ct (no_cotangent if none).
+template <std::size_t K, class N, class CT>
+auto operand_cotangent(const N& n, const CT& ct) {
+    const auto g = traced(ct);
+    const auto y = traced(n);
+    using operand = std::tuple_element_t<K, typename N::children_type>;
+    using T = typename operand::value_type;
+    if constexpr (N::kind == node_kind::elementwise) {
+        using F = typename N::functor;
+        const auto rule = std::apply(
+            [&](const auto&... x) { return F::template vjp<K>(g, y, traced(x)...); }, n.children);
+        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(rule)>, fn::no_grad>)
+            return no_cotangent{};
+        else
+            return unbroadcast<K>(n, rule.node);
+    } else if constexpr (N::kind == node_kind::reduce) {
+        const auto x = traced(std::get<0>(n.children));
+        return cast_node<T>(N::reduction::template vjp<N::keepdim>(g, y, x, n.dim).node);
+    } else if constexpr (N::kind == node_kind::matmul) {
+        return cast_node<T>(staticpy::detail::matmul_vjp<K>(g, traced(std::get<0>(n.children)),
+                                                            traced(std::get<1>(n.children)))
+                                .node);
+    } else {
+        static_assert(N::kind == node_kind::opaque);
+        const auto rule = std::apply(
+            [&](const auto&... x) {
+                if constexpr (requires { n.op.template vjp<K>(g, y, traced(x)...); }) {
+                    return n.op.template vjp<K>(g, y, traced(x)...);
+                } else {
+                    static_assert(staticpy::detail::always_false<N>,
+                                  "staticpy: RuntimeError: the derivative of this op is not "
+                                  "implemented (its op object has no vjp)");
+                    return fn::no_grad{};
+                }
+            },
+            n.children);
+        using R = std::remove_cvref_t<decltype(rule)>;
+        if constexpr (std::is_same_v<R, fn::no_grad>)
+            return no_cotangent{};
+        else
+            return cast_node<T>(rule.node);
+    }
+}
+
+/// Passes slot S's cotangent ct to its operands K, K+1, ... (those that depend on an input and
+/// hold floating values).
+template <class Prog, class Tag, std::size_t S, std::size_t K, class Node, class CT, class CTs>
+auto pass_to_operands(const Node& n, const CT& ct, const CTs& cts) {
+    if constexpr (K == Prog::template instr_at<S>::arity) {
+        return cts;
+    } else {
+        constexpr std::size_t op = Prog::template instr_at<S>::operands[K];
+        using operand = typename Prog::template node_at<op>;
+        if constexpr (depends_on_inputs<Prog, Tag>[op] &&
+                      std::is_floating_point_v<typename operand::value_type>) {
+            auto c = operand_cotangent<K>(n, ct);
+            if constexpr (std::is_same_v<decltype(c), no_cotangent>) {
+                return pass_to_operands<Prog, Tag, S, K + 1>(n, ct, cts);
+            } else {
+                auto next = replace_at<op>(cts, accumulate(std::get<op>(cts), c));
+                return pass_to_operands<Prog, Tag, S, K + 1>(n, ct, next);
+            }
+        } else {
+            return pass_to_operands<Prog, Tag, S, K + 1>(n, ct, cts);
+        }
+    }
+}
+
+/// Visits slots S-1, S-2, ..., 0: each with a cotangent passes it to its operands.
+template <class Prog, class Tag, std::size_t S, class Ptrs, class CTs>
+auto sweep(const Ptrs& nodes, const CTs& cts) {
+    if constexpr (S == 0) {
+        return cts;
+    } else {
+        constexpr std::size_t s = S - 1;
+        using node = typename Prog::template node_at<s>;
+        using ct_t = std::tuple_element_t<s, CTs>;
+        if constexpr (std::is_same_v<ct_t, no_cotangent> || is_leaf_kind(node::kind) ||
+                      is_grad_input_of<node, Tag>::value || !depends_on_inputs<Prog, Tag>[s]) {
+            return sweep<Prog, Tag, s>(nodes, cts);
+        } else {
+            return sweep<Prog, Tag, s>(nodes, pass_to_operands<Prog, Tag, s, 0>(
+                                                  *std::get<s>(nodes), std::get<s>(cts), cts));
+        }
+    }
+}
+
+template <class F, class Acc>
+auto fold_slots(const F&, const Acc& acc) {
+    return acc;
+}
+template <class F, class Acc, class S, class... Rest>
+auto fold_slots(const F& f, const Acc& acc, S s, Rest... rest) {
+    return fold_slots(f, f(s, acc), rest...);
+}
+
+template <std::size_t K, class Prog, class Tag, class CTs>
+auto cotangent_of_input(const CTs& cts) {
+    return [&]<std::size_t... S>(std::index_sequence<S...>) {
+        no_cotangent none;
+        auto add_slot = [&]<std::size_t Sl>(std::integral_constant<std::size_t, Sl>,
+                                            const auto& acc) {
+            using node = typename Prog::template node_at<Sl>;
+            if constexpr (is_grad_input_of<node, Tag>::value) {
+                if constexpr (grad_input_index<node>::value == K)
+                    return accumulate(acc, std::get<Sl>(cts));
+                else
+                    return acc;
+            } else {
+                return acc;
+            }
+        };
+        return fold_slots(add_slot, none, std::integral_constant<std::size_t, S>{}...);
+    }
+    (std::make_index_sequence<Prog::size>{});
+}
+
+} // namespace detail
+
+/// The cotangents of the values marked grad_input<Tag, 0>, ..., <Tag, NumInputs - 1> in the
+/// graph `out`, given the cotangent `seed` of out: a std::tuple of nodes, no_cotangent for a
+/// marked value out does not depend on.
+///   auto cts = graph::backprop<Tag, 1>(loss.node, graph::scalar<float>{1.0f, {}});
+template <class Tag, std::size_t NumInputs, class Out, class Seed>
+auto backprop(const Out& out, const Seed& seed) {
+    using numbering = program_of<false, Out>;
+    using P = typename numbering::prog;
+    constexpr std::size_t root = numbering::roots[0];
+    bool equal = true;
+    const auto nodes = collect_nodes<P, false>(equal, out);
+    auto start = [&]<std::size_t... S>(std::index_sequence<S...>) {
+        return std::tuple<std::conditional_t<S == root, Seed, no_cotangent>...>{[&]() {
+            if constexpr (S == root)
+                return seed;
+            else
+                return no_cotangent{};
+        }()...};
+    }
+    (std::make_index_sequence<P::size>{});
+    const auto cts = detail::sweep<P, Tag, P::size>(nodes, start);
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return std::tuple{detail::cotangent_of_input<K, P, Tag>(cts)...};
+    }
+    (std::make_index_sequence<NumInputs>{});
+}
+
+} // namespace graph
+
+} // namespace staticpy

@@ -1,0 +1,10 @@
+#pragma once
+// The nn layer's umbrella:   #include <staticpy/nn.hpp>
+//   nn/optim.hpp          SGD, Adam, AdamW, RMSprop, Adagrad (PyTorch 1.13's update rules)
+//   nn/lr_scheduler.hpp   StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, LinearLR,
+//                         OneCycleLR
+//   nn/clip_grad.hpp      clip_grad_norm_, clip_grad_value_
+
+#include "staticpy/nn/clip_grad.hpp"
+#include "staticpy/nn/lr_scheduler.hpp"
+#include "staticpy/nn/optim.hpp"

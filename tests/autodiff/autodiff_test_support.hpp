@@ -1,0 +1,94 @@
+#pragma once
+// Helpers of the autodiff tests: random inputs, float64 central finite differences of a function
+// run eagerly, and a check of grad's results against them.
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <staticpy/grad.hpp>
+#include <staticpy/staticpy.hpp>
+
+namespace autodiff_test {
+
+using namespace staticpy;
+using namespace staticpy::literals;
+
+/// A double tensor of the given extents, uniform in [lo, hi), from a fixed seed.
+template <class... E>
+auto random_tensor(std::uint64_t seed, double lo, double hi, E... extents) {
+    auto t = zeros<double>(extents...);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(lo, hi);
+    for (std::int64_t i = 0; i < t.numel(); ++i)
+        t.data()[i] = u(rng);
+    return t;
+}
+
+template <class T, class S>
+std::vector<double> flat(const Tensor<T, S>& t) {
+    const auto c = t.contiguous();
+    std::vector<double> v;
+    for (std::int64_t i = 0; i < c.numel(); ++i)
+        v.push_back(static_cast<double>(c.data()[i]));
+    return v;
+}
+
+/// f's scalar output, run eagerly on tensors.
+template <class F, class... A>
+double value_of(const F& f, const A&... args) {
+    return static_cast<double>(f(args...).item());
+}
+
+/// The central finite-difference gradient of f with respect to argument K (a double tensor),
+/// element by element (in row-major order).
+template <std::size_t K, class F, class... A>
+std::vector<double> numeric_gradient(const F& f, const A&... args) {
+    constexpr double h = 1e-6;
+    std::tuple<A...> copies{args.clone()...};
+    auto& x = std::get<K>(copies);
+    std::vector<double> g(static_cast<std::size_t>(x.numel()));
+    for (std::int64_t i = 0; i < x.numel(); ++i) {
+        const double saved = x.data()[i];
+        auto at = [&](double v) {
+            x.data()[i] = v;
+            return std::apply([&](const auto&... a) { return value_of(f, a...); }, copies);
+        };
+        g[static_cast<std::size_t>(i)] = (at(saved + h) - at(saved - h)) / (2 * h);
+        x.data()[i] = saved;
+    }
+    return g;
+}
+
+/// got agrees with want to `tol`, relative to 1 + |want|.
+template <class T, class S>
+void require_close(const Tensor<T, S>& got, const std::vector<double>& want, double tol = 1e-6) {
+    const auto v = flat(got);
+    REQUIRE(v.size() == want.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        INFO("element " << i << ": " << v[i] << ", expected " << want[i]);
+        CHECK(std::abs(v[i] - want[i]) <= tol * (1 + std::abs(want[i])));
+    }
+}
+
+/// grad(f, (Ks...)) in graph mode against finite differences, for every argument K in Ks.
+template <std::size_t... Ks, class F, class... A>
+void check_gradients(const F& f, const A&... args) {
+    const auto grads = grad(f, std::tuple{int_<static_cast<long long>(Ks)>{}...})(args...);
+    [&]<std::size_t... P>(std::index_sequence<P...>) {
+        (
+            [&] {
+                constexpr std::size_t k = std::array<std::size_t, sizeof...(Ks)>{Ks...}[P];
+                INFO("argument " << k);
+                require_close(std::get<P>(grads), numeric_gradient<k>(f, args...));
+            }(),
+            ...);
+    }
+    (std::make_index_sequence<sizeof...(Ks)>{});
+}
+
+} // namespace autodiff_test

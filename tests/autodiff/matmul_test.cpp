@@ -1,0 +1,95 @@
+// Derivatives of matmul (1-D, 2-D, batched with broadcast batch dims) and linear
+// (ops_matmul.hpp's matmul_vjp), against finite differences.
+
+#include <staticpy/staticpy.hpp>
+
+#include "autodiff_test_support.hpp"
+
+using namespace autodiff_test;
+
+TEST_CASE("matmul derivatives: 2-D @ 2-D") {
+    const auto a = random_tensor(14, -1, 1, 3_c, 4_c);
+    const auto b = random_tensor(15, -1, 1, 4_c, 2_c);
+    const auto v = random_tensor(16, -1, 1, 4_c);
+    const auto v2 = random_tensor(17, -1, 1, 4_c);
+    const auto u = random_tensor(18, -1, 1, 3_c);
+    const auto ba = random_tensor(19, -1, 1, 2_c, 3_c, 4_c);
+    const auto bb = random_tensor(20, -1, 1, 2_c, 4_c, 2_c);
+    (void)a, (void)b, (void)v, (void)v2, (void)u, (void)ba, (void)bb;
+    check_gradients<0, 1>([](auto p, auto q) { return (matmul(p, q) * matmul(p, q)).sum(); }, a, b);
+}
+
+TEST_CASE("matmul derivatives: vector @ vector") {
+    const auto a = random_tensor(14, -1, 1, 3_c, 4_c);
+    const auto b = random_tensor(15, -1, 1, 4_c, 2_c);
+    const auto v = random_tensor(16, -1, 1, 4_c);
+    const auto v2 = random_tensor(17, -1, 1, 4_c);
+    const auto u = random_tensor(18, -1, 1, 3_c);
+    const auto ba = random_tensor(19, -1, 1, 2_c, 3_c, 4_c);
+    const auto bb = random_tensor(20, -1, 1, 2_c, 4_c, 2_c);
+    (void)a, (void)b, (void)v, (void)v2, (void)u, (void)ba, (void)bb;
+    check_gradients<0, 1>([](auto p, auto q) { return matmul(p, q); }, v, v2);
+}
+
+TEST_CASE("matmul derivatives: matrix @ vector") {
+    const auto a = random_tensor(14, -1, 1, 3_c, 4_c);
+    const auto b = random_tensor(15, -1, 1, 4_c, 2_c);
+    const auto v = random_tensor(16, -1, 1, 4_c);
+    const auto v2 = random_tensor(17, -1, 1, 4_c);
+    const auto u = random_tensor(18, -1, 1, 3_c);
+    const auto ba = random_tensor(19, -1, 1, 2_c, 3_c, 4_c);
+    const auto bb = random_tensor(20, -1, 1, 2_c, 4_c, 2_c);
+    (void)a, (void)b, (void)v, (void)v2, (void)u, (void)ba, (void)bb;
+    check_gradients<0, 1>([](auto p, auto q) { return sum(square(matmul(p, q))); }, a, v);
+}
+
+TEST_CASE("matmul derivatives: vector @ matrix") {
+    const auto a = random_tensor(14, -1, 1, 3_c, 4_c);
+    const auto b = random_tensor(15, -1, 1, 4_c, 2_c);
+    const auto v = random_tensor(16, -1, 1, 4_c);
+    const auto v2 = random_tensor(17, -1, 1, 4_c);
+    const auto u = random_tensor(18, -1, 1, 3_c);
+    const auto ba = random_tensor(19, -1, 1, 2_c, 3_c, 4_c);
+    const auto bb = random_tensor(20, -1, 1, 2_c, 4_c, 2_c);
+    (void)a, (void)b, (void)v, (void)v2, (void)u, (void)ba, (void)bb;
+    check_gradients<0, 1>([](auto p, auto q) { return sum(square(matmul(p, q))); }, u, a);
+}
+
+TEST_CASE("matmul derivatives: batched @ 2-D, the batch broadcast") {
+    const auto a = random_tensor(14, -1, 1, 3_c, 4_c);
+    const auto b = random_tensor(15, -1, 1, 4_c, 2_c);
+    const auto v = random_tensor(16, -1, 1, 4_c);
+    const auto v2 = random_tensor(17, -1, 1, 4_c);
+    const auto u = random_tensor(18, -1, 1, 3_c);
+    const auto ba = random_tensor(19, -1, 1, 2_c, 3_c, 4_c);
+    const auto bb = random_tensor(20, -1, 1, 2_c, 4_c, 2_c);
+    (void)a, (void)b, (void)v, (void)v2, (void)u, (void)ba, (void)bb;
+    check_gradients<0, 1>([](auto p, auto q) { return sum(square(matmul(p, q))); }, ba, b);
+}
+
+TEST_CASE("matmul derivatives: 2-D @ batched, the batch broadcast") {
+    const auto a = random_tensor(14, -1, 1, 3_c, 4_c);
+    const auto b = random_tensor(15, -1, 1, 4_c, 2_c);
+    const auto v = random_tensor(16, -1, 1, 4_c);
+    const auto v2 = random_tensor(17, -1, 1, 4_c);
+    const auto u = random_tensor(18, -1, 1, 3_c);
+    const auto ba = random_tensor(19, -1, 1, 2_c, 3_c, 4_c);
+    const auto bb = random_tensor(20, -1, 1, 2_c, 4_c, 2_c);
+    (void)a, (void)b, (void)v, (void)v2, (void)u, (void)ba, (void)bb;
+    check_gradients<0, 1>([](auto p, auto q) { return sum(square(matmul(p, q))); }, a, bb);
+}
+
+TEST_CASE("linear's derivatives for input, weight and bias") {
+    const auto x = random_tensor(21, -1, 1, 5_c, 4_c);
+    const auto w = random_tensor(22, -1, 1, 2_c, 4_c);
+    const auto bias = random_tensor(23, -1, 1, 2_c);
+    check_gradients<0, 1, 2>([](auto p, auto q, auto r) { return sum(tanh(linear(p, q, r))); }, x,
+                             w, bias);
+}
+
+TEST_CASE("the gradient of a transposed view has the view's shape and strides' values") {
+    const auto base = random_tensor(24, -1, 1, 4_c, 3_c);
+    const auto xt = base.t();
+    const auto g = grad([](auto v) { return (v * v * v).sum(); })(xt);
+    require_close(g, flat(xt * xt * 3.0));
+}

@@ -1,0 +1,93 @@
+// Derivatives of the activations, sign-sensitive ops, powers, clamp and casts (functors.hpp), in
+// graph mode, against float64 central finite differences.
+
+#include <staticpy/staticpy.hpp>
+
+#include "autodiff_test_support.hpp"
+
+using namespace autodiff_test;
+
+TEST_CASE("d/dx sigmoid(v)") {
+    const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);
+    const auto w = random_tensor(3, -1, 1, 2_c, 5_c);
+    check_gradients<0>([](auto v, auto c) { return ((sigmoid(v)) * c).sum(); }, x, w);
+}
+
+TEST_CASE("d/dx gelu(v - 1.0)") {
+    const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);
+    const auto w = random_tensor(3, -1, 1, 2_c, 5_c);
+    check_gradients<0>([](auto v, auto c) { return ((gelu(v - 1.0)) * c).sum(); }, x, w);
+}
+
+TEST_CASE("d/dx silu(v - 1.0)") {
+    const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);
+    const auto w = random_tensor(3, -1, 1, 2_c, 5_c);
+    check_gradients<0>([](auto v, auto c) { return ((silu(v - 1.0)) * c).sum(); }, x, w);
+}
+
+TEST_CASE("d/dx softplus(v - 1.0)") {
+    const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);
+    const auto w = random_tensor(3, -1, 1, 2_c, 5_c);
+    check_gradients<0>([](auto v, auto c) { return ((softplus(v - 1.0)) * c).sum(); }, x, w);
+}
+
+TEST_CASE("d/dx softplus(v, 2.0, 1.5)") {
+    const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);
+    const auto w = random_tensor(3, -1, 1, 2_c, 5_c);
+    check_gradients<0>([](auto v, auto c) { return ((softplus(v, 2.0, 1.5)) * c).sum(); }, x, w);
+}
+
+TEST_CASE("d/dx leaky_relu(v - 1.0, 0.1)") {
+    const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);
+    const auto w = random_tensor(3, -1, 1, 2_c, 5_c);
+    check_gradients<0>([](auto v, auto c) { return ((leaky_relu(v - 1.0, 0.1)) * c).sum(); }, x, w);
+}
+
+TEST_CASE("d/dx relu(v - 1.0)") {
+    const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);
+    const auto w = random_tensor(3, -1, 1, 2_c, 5_c);
+    check_gradients<0>([](auto v, auto c) { return ((relu(v - 1.0)) * c).sum(); }, x, w);
+}
+
+TEST_CASE("d/dx abs(v - 1.0)") {
+    const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);
+    const auto w = random_tensor(3, -1, 1, 2_c, 5_c);
+    check_gradients<0>([](auto v, auto c) { return ((abs(v - 1.0)) * c).sum(); }, x, w);
+}
+
+TEST_CASE("d/dx -v") {
+    const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);
+    const auto w = random_tensor(3, -1, 1, 2_c, 5_c);
+    check_gradients<0>([](auto v, auto c) { return ((-v) * c).sum(); }, x, w);
+}
+
+TEST_CASE("d/dx square(v)") {
+    const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);
+    const auto w = random_tensor(3, -1, 1, 2_c, 5_c);
+    check_gradients<0>([](auto v, auto c) { return ((square(v)) * c).sum(); }, x, w);
+}
+
+TEST_CASE("d/dx pow(v, 3.0)") {
+    const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);
+    const auto w = random_tensor(3, -1, 1, 2_c, 5_c);
+    check_gradients<0>([](auto v, auto c) { return ((pow(v, 3.0)) * c).sum(); }, x, w);
+}
+
+TEST_CASE("d/dx pow(2.0, v)") {
+    const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);
+    const auto w = random_tensor(3, -1, 1, 2_c, 5_c);
+    check_gradients<0>([](auto v, auto c) { return ((pow(2.0, v)) * c).sum(); }, x, w);
+}
+
+TEST_CASE("d/dx clamp(v, 0.5, 1.5)") {
+    const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);
+    const auto w = random_tensor(3, -1, 1, 2_c, 5_c);
+    check_gradients<0>([](auto v, auto c) { return ((clamp(v, 0.5, 1.5)) * c).sum(); }, x, w);
+}
+
+TEST_CASE("d/dx cast<double>(cast<float>(v))") {
+    const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);
+    const auto w = random_tensor(3, -1, 1, 2_c, 5_c);
+    check_gradients<0>([](auto v, auto c) { return ((cast<double>(cast<float>(v))) * c).sum(); }, x,
+                       w);
+}
