@@ -126,6 +126,9 @@ public:
 
     template <class... Args>
     auto operator()(const Args&... args) const {
+        static_assert(argnums_in_range<sizeof...(Args)>(),
+                      "staticpy: IndexError: argnums refers to an argument the function is not "
+                      "given");
         if constexpr (((detail::tracer_leaves_v<Args> != 0) || ...))
             return traced_call(args...);
         else
@@ -145,6 +148,14 @@ private:
             return eager_call(args...);
     }
 
+    template <std::size_t NumArgs>
+    static constexpr bool argnums_in_range() {
+        for (std::size_t a : spec::values)
+            if (a >= NumArgs)
+                return false;
+        return true;
+    }
+
     /// The first differentiated leaf of each selected argument.
     template <class... Args>
     static constexpr std::array<std::size_t, spec::values.size() + 1> leaf_bases() {
@@ -157,15 +168,9 @@ private:
 
     template <class... Args>
     auto traced_call(const Args&... args) const {
-        constexpr std::size_t n_args = sizeof...(Args);
-        static_assert(
-            [] {
-                for (std::size_t a : spec::values)
-                    if (a >= n_args)
-                        return false;
-                return true;
-            }(),
-            "staticpy: IndexError: argnums refers to an argument the function is not given");
+        static_assert(argnums_in_range<sizeof...(Args)>(),
+                      "staticpy: IndexError: argnums refers to an argument the function is not "
+                      "given");
         constexpr auto bases = leaf_bases<Args...>();
         // The selected arguments, their tensors marked as what backprop differentiates against.
         const auto marked = [&]<std::size_t... I>(std::index_sequence<I...>) {

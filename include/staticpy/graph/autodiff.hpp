@@ -148,16 +148,17 @@ constexpr bool same_sizes_as_result() {
         return false;
     } else {
         return [&]<std::size_t... D>(std::index_sequence<D...>) {
-            auto dim_ok = [&]<std::size_t Dm>(std::integral_constant<std::size_t, Dm>) {
-                if constexpr (static_extent_v<OpS, Dm>) {
-                    if constexpr (static_extent_v<B, Dm>)
-                        return shape_extent_t<OpS, Dm>::value == shape_extent_t<B, Dm>::value;
-                    else
-                        return false;
-                } else {
-                    return [&]<std::size_t... J>(std::index_sequence<J...>) {
-                        auto other_ok =
-                            [&]<std::size_t Jj>(std::integral_constant<std::size_t, Jj>) {
+            [[maybe_unused]] auto dim_ok =
+                [&]<std::size_t Dm>(std::integral_constant<std::size_t, Dm>) {
+                    if constexpr (static_extent_v<OpS, Dm>) {
+                        if constexpr (static_extent_v<B, Dm>)
+                            return shape_extent_t<OpS, Dm>::value == shape_extent_t<B, Dm>::value;
+                        else
+                            return false;
+                    } else {
+                        return [&]<std::size_t... J>(std::index_sequence<J...>) {
+                            auto other_ok = [&]<std::size_t Jj>(
+                                                std::integral_constant<std::size_t, Jj>) {
                                 if constexpr (Jj == K) {
                                     return true;
                                 } else {
@@ -169,11 +170,11 @@ constexpr bool same_sizes_as_result() {
                                         return extent_is<OS, Dm - lead, 1>();
                                 }
                             };
-                        return (other_ok(std::integral_constant<std::size_t, J>{}) && ...);
+                            return (other_ok(std::integral_constant<std::size_t, J>{}) && ...);
+                        }
+                        (std::make_index_sequence<std::tuple_size_v<Ops>>{});
                     }
-                    (std::make_index_sequence<std::tuple_size_v<Ops>>{});
-                }
-            };
+                };
             return (dim_ok(std::integral_constant<std::size_t, D>{}) && ...);
         }
         (std::make_index_sequence<B::rank>{});
