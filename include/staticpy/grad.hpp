@@ -26,6 +26,7 @@
 #include "staticpy/graph/autodiff.hpp"
 #include "staticpy/graph/trace.hpp"
 #include "staticpy/jit.hpp"
+#include "staticpy/tensor/autograd.hpp"
 
 namespace staticpy {
 
@@ -53,38 +54,40 @@ struct argnums_spec<std::tuple<int_<N>...>> {
     static_assert(((N >= 0) && ...), "staticpy: ValueError: argnums must be non-negative");
 };
 
-/// x with its K-th, K+1-th, ... Tracer leaves (through tuples, lists and dict values) replaced by
-/// f(integral_constant<K + j>, leaf j).
-template <std::size_t K, class X, class F>
-auto map_tracers(const X& x, const F& f) {
+template <class X>
+struct is_var_leaf : std::bool_constant<is_var_v<X>> {};
+
+/// x with its K-th, K+1-th, ... leaves (values for which Leaf<X>::value holds, through tuples,
+/// lists and dict values) replaced by f(integral_constant<K + j>, leaf j).
+template <template <class> class Leaf, std::size_t K, class X, class F>
+auto map_leaves(const X& x, const F& f) {
     using U = std::remove_cvref_t<X>;
-    if constexpr (is_tracer_v<U>) {
+    if constexpr (Leaf<U>::value) {
         return f(std::integral_constant<std::size_t, K>{}, x);
     } else if constexpr (is_list_v<U>) {
         return hana::unpack(x.elements, [&](const auto&... e) {
-            constexpr auto start = graph::leaf_offsets<graph::is_tracer_leaf, decltype(e)...>();
+            constexpr auto start = graph::leaf_offsets<Leaf, decltype(e)...>();
             return [&]<std::size_t... J>(std::index_sequence<J...>) {
-                return staticpy::list{map_tracers<K + start[J]>(e, f)...};
+                return staticpy::list{map_leaves<Leaf, K + start[J]>(e, f)...};
             }
             (std::make_index_sequence<sizeof...(e)>{});
         });
     } else if constexpr (is_dict_v<U>) {
         return hana::unpack(x.entries, [&](const auto&... p) {
-            constexpr auto start =
-                graph::leaf_offsets<graph::is_tracer_leaf, decltype(p.value)...>();
+            constexpr auto start = graph::leaf_offsets<Leaf, decltype(p.value)...>();
             return [&]<std::size_t... J>(std::index_sequence<J...>) {
                 auto items =
-                    hana::make_tuple(pair(p.key, map_tracers<K + start[J]>(p.value, f))...);
+                    hana::make_tuple(pair(p.key, map_leaves<Leaf, K + start[J]>(p.value, f))...);
                 return dict_t<std::remove_cvref_t<decltype(pair(
-                    p.key, map_tracers<K + start[J]>(p.value, f)))>...>(items);
+                    p.key, map_leaves<Leaf, K + start[J]>(p.value, f)))>...>(items);
             }
             (std::make_index_sequence<sizeof...(p)>{});
         });
     } else if constexpr (traits::is_std_tuple_v<U>) {
         return [&]<class... Ts>(const std::tuple<Ts...>& t) {
-            constexpr auto start = graph::leaf_offsets<graph::is_tracer_leaf, Ts...>();
+            constexpr auto start = graph::leaf_offsets<Leaf, Ts...>();
             return [&]<std::size_t... J>(std::index_sequence<J...>) {
-                return std::tuple{map_tracers<K + start[J]>(std::get<J>(t), f)...};
+                return std::tuple{map_leaves<Leaf, K + start[J]>(std::get<J>(t), f)...};
             }
             (std::index_sequence_for<Ts...>{});
         }(x);
@@ -239,7 +242,7 @@ private:
                           "staticpy: TypeError: grad: a differentiated argument must be a tensor "
                           "or a container of tensors");
             constexpr std::size_t base = leaf_bases<Args...>()[p];
-            return detail::map_tracers<base>(arg, [](auto k, const auto& t) {
+            return detail::map_leaves<graph::is_tracer_leaf, base>(arg, [](auto k, const auto& t) {
                 using N = typename std::remove_cvref_t<decltype(t)>::node_type;
                 static_assert(std::is_floating_point_v<typename N::value_type>,
                               "staticpy: RuntimeError: only Tensors of floating point dtype can "
@@ -253,7 +256,7 @@ private:
     /// cotangent, zeros where the output does not depend on it.
     template <std::size_t Base, class A, class CTs>
     static auto gradients_of(const A& arg, const CTs& cts) {
-        return detail::map_tracers<Base>(arg, [&](auto k, const auto& t) {
+        return detail::map_leaves<graph::is_tracer_leaf, Base>(arg, [&](auto k, const auto& t) {
             using N = typename std::remove_cvref_t<decltype(t)>::node_type;
             const auto& ct = std::get<k()>(cts);
             using CT = std::remove_cvref_t<decltype(ct)>;
@@ -269,24 +272,78 @@ private:
         });
     }
 
-    /// The eager call's result: the gradients have their arguments' types.
+    /// PYNATIVE_MODE: the function runs on Vars (the differentiated tensors) and tensors, op by
+    /// op, recording a tape (tensor/autograd.hpp), and the tape runs back from the output.
     template <class... Args>
     auto eager_call(const Args&... args) const {
-        using arg_types = std::tuple<Args...>;
-        using grads_t = decltype([]<std::size_t... P>(std::index_sequence<P...>) {
-            if constexpr (spec::single)
-                return std::tuple_element_t<spec::values[0], arg_types>{};
+        constexpr auto bases = eager_leaf_bases<Args...>();
+        const auto marked = [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return std::tuple{eager_mark<I, bases>(args...)...};
+        }
+        (std::index_sequence_for<Args...>{});
+        const auto out = std::apply(f_, marked);
+        const auto& loss = [&]() -> const auto& {
+            if constexpr (HasAux)
+                return std::get<0>(out);
             else
-                return std::tuple<std::tuple_element_t<spec::values[P], arg_types>...>{};
-        }(std::make_index_sequence<spec::values.size()>{}));
-        using result_t =
-            std::conditional_t<WithValue, std::tuple<decltype(f_(args...)), grads_t>, grads_t>;
-        return not_implemented_eagerly<result_t>();
+                return out;
+        }
+        ();
+        using loss_t = std::remove_cvref_t<decltype(loss)>;
+        if constexpr (is_var_v<loss_t>) {
+            if (loss.numel() != 1)
+                throw RuntimeError("grad can be implicitly created only for scalar outputs");
+            autograd::backward(loss, ones_like(loss.value));
+        }
+        auto grads = [&]<std::size_t... P>(std::index_sequence<P...>) {
+            return std::tuple{detail::map_leaves<detail::is_var_leaf, bases[P]>(
+                std::get<spec::values[P]>(marked),
+                [](auto, const auto& v) { return autograd::gradient(v); })...};
+        }
+        (std::make_index_sequence<spec::values.size()>{});
+        auto result = [&] {
+            if constexpr (spec::single)
+                return std::get<0>(std::move(grads));
+            else
+                return grads;
+        }();
+        if constexpr (WithValue) {
+            auto value = detail::map_leaves<detail::is_var_leaf, 0>(
+                out, [](auto, const auto& v) { return v.value; });
+            return std::tuple{std::move(value), std::move(result)};
+        } else {
+            return result;
+        }
     }
-    template <class R>
-    [[noreturn]] static R not_implemented_eagerly() {
-        throw RuntimeError("grad in PYNATIVE_MODE (the eager tape) is not implemented yet; "
-                           "use GRAPH_MODE");
+
+    template <class... Args>
+    static constexpr std::array<std::size_t, spec::values.size() + 1> eager_leaf_bases() {
+        constexpr std::array<std::size_t, sizeof...(Args)> counts{graph::tensor_leaves_v<Args>...};
+        std::array<std::size_t, spec::values.size() + 1> b{};
+        for (std::size_t p = 0; p < spec::values.size(); ++p)
+            b[p + 1] = b[p] + counts[spec::values[p]];
+        return b;
+    }
+
+    /// Argument I, its tensors made leaves of the tape when it is selected.
+    template <std::size_t I, auto Bases, class... Args>
+    static auto eager_mark(const Args&... args) {
+        const auto& arg = std::get<I>(std::tuple<const Args&...>(args...));
+        constexpr std::size_t p = position_of<I>();
+        if constexpr (p == spec::values.size())
+            return arg;
+        else
+            return detail::map_leaves<graph::is_tensor_leaf, Bases[p]>(
+                arg, [](auto, const auto& t) { return autograd::leaf(t); });
+    }
+
+    /// Where argument I is among argnums (argnums' size if it is not).
+    template <std::size_t I>
+    static constexpr std::size_t position_of() {
+        for (std::size_t q = 0; q < spec::values.size(); ++q)
+            if (spec::values[q] == I)
+                return q;
+        return spec::values.size();
     }
 };
 

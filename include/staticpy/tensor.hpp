@@ -4,6 +4,7 @@
 
 #include "staticpy/tensor/creation.hpp"
 #include "staticpy/tensor/dtype.hpp"
+#include "staticpy/tensor/autograd.hpp"
 #include "staticpy/tensor/ops.hpp"
 #include "staticpy/tensor/print.hpp"
 #include "staticpy/tensor/shape.hpp"

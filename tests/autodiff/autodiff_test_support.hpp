@@ -75,20 +75,31 @@ void require_close(const Tensor<T, S>& got, const std::vector<double>& want, dou
     }
 }
 
-/// grad(f, (Ks...)) in graph mode against finite differences, for every argument K in Ks.
+/// Restores GRAPH_MODE when a check leaves, whatever it switched to.
+struct mode_guard {
+    ~mode_guard() { set_context(GRAPH_MODE); }
+};
+
+/// grad(f, (Ks...)) against finite differences, for every argument K in Ks, in both modes:
+/// GRAPH_MODE (the backward graph derived from the traced type) and PYNATIVE_MODE (the tape).
 template <std::size_t... Ks, class F, class... A>
 void check_gradients(const F& f, const A&... args) {
-    const auto grads = grad(f, std::tuple{int_<static_cast<long long>(Ks)>{}...})(args...);
-    [&]<std::size_t... P>(std::index_sequence<P...>) {
-        (
-            [&] {
-                constexpr std::size_t k = std::array<std::size_t, sizeof...(Ks)>{Ks...}[P];
-                INFO("argument " << k);
-                require_close(std::get<P>(grads), numeric_gradient<k>(f, args...));
-            }(),
-            ...);
+    const mode_guard restore;
+    for (int mode : {GRAPH_MODE, PYNATIVE_MODE}) {
+        INFO((mode == GRAPH_MODE ? "GRAPH_MODE" : "PYNATIVE_MODE"));
+        set_context(mode);
+        const auto grads = grad(f, std::tuple{int_<static_cast<long long>(Ks)>{}...})(args...);
+        [&]<std::size_t... P>(std::index_sequence<P...>) {
+            (
+                [&] {
+                    constexpr std::size_t k = std::array<std::size_t, sizeof...(Ks)>{Ks...}[P];
+                    INFO("argument " << k);
+                    require_close(std::get<P>(grads), numeric_gradient<k>(f, args...));
+                }(),
+                ...);
+        }
+        (std::make_index_sequence<sizeof...(Ks)>{});
     }
-    (std::make_index_sequence<sizeof...(Ks)>{});
 }
 
 } // namespace autodiff_test

@@ -229,17 +229,9 @@ auto operand_cotangent(const N& n, const CT& ct) {
                                 .node);
     } else {
         static_assert(N::kind == node_kind::opaque);
+        // Every op object has a rule (argmax's says no_grad).
         const auto rule = std::apply(
-            [&](const auto&... x) {
-                if constexpr (requires { n.op.template vjp<K>(g, y, traced(x)...); }) {
-                    return n.op.template vjp<K>(g, y, traced(x)...);
-                } else {
-                    static_assert(staticpy::detail::always_false<N>,
-                                  "staticpy: RuntimeError: the derivative of this op is not "
-                                  "implemented (its op object has no vjp)");
-                    return fn::no_grad{};
-                }
-            },
+            [&](const auto&... x) { return n.op.template vjp<K>(g, y, traced(x)...); },
             n.children);
         using R = std::remove_cvref_t<decltype(rule)>;
         if constexpr (std::is_same_v<R, fn::no_grad>)

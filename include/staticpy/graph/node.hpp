@@ -266,97 +266,26 @@ constexpr bool reads_operand(std::size_t i) {
         return true;
 }
 
-namespace detail {
-// The derivatives of the ops below, in the ops themselves (see op_objects.hpp).
-using namespace staticpy::literals;
-
-/// softmax: y * (g - sum(g * y, dim, keepdim)).
-template <class G, class Y, class D, class... Rest>
-auto softmax_vjp(const G& g, const Y& y, const D& dim, const Rest&...) {
-    return y * (g - sum(g * y, dim, True));
-}
-/// log_softmax: g - exp(y) * sum(g, dim, keepdim).
-template <class G, class Y, class D, class... Rest>
-auto log_softmax_vjp(const G& g, const Y& y, const D& dim, const Rest&...) {
-    return g - exp(y) * sum(g, dim, True);
-}
-/// var: 2 (x - mean) g / (N - correction), N the count each result reduced.
-template <class G, class Y, class X>
-auto var_vjp(const G& g, const Y& y, const X& x) {
-    using T = typename X::value_type;
-    return 2_c * (x - mean(x)) * g / (fn::count_ratio<T>(x, y) - 1_c);
-}
-template <class G, class Y, class X, class D, class Keep = std::false_type>
-auto var_vjp(const G& g, const Y& y, const X& x, const D& dim, Keep = {}, double correction = 1) {
-    using T = typename X::value_type;
-    constexpr bool keep = staticpy::detail::keepdim_value<Keep>();
-    return 2_c * (x - mean(x, dim, True)) * fn::unreduce<keep>(g, x, dim) /
-           (fn::count_ratio<T>(x, y) - correction);
-}
-/// permute: g permuted by the inverse permutation.
-template <class G, class... D>
-auto permute_vjp(const G& g, const D&... dims) {
-    constexpr std::size_t R = sizeof...(D);
-    if constexpr ((is_int_constant_v<D> && ...)) {
-        constexpr std::array<long long, R> inverse = [] {
-            std::array<long long, R> p{static_cast<long long>(D::value)...};
-            std::array<long long, R> inv{};
-            for (std::size_t i = 0; i < R; ++i)
-                inv[static_cast<std::size_t>(p[i] < 0 ? p[i] + static_cast<long long>(R) : p[i])] =
-                    static_cast<long long>(i);
-            return inv;
-        }();
-        return [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return g.permute(int_<inverse[I]>{}...);
-        }
-        (std::make_index_sequence<R>{});
-    } else {
-        const std::array<std::int64_t, R> p{static_cast<std::int64_t>(dims)...};
-        std::array<std::int64_t, R> inv{};
-        for (std::size_t i = 0; i < R; ++i)
-            inv[static_cast<std::size_t>(staticpy::detail::wrap_dim(p[i], R))] =
-                static_cast<std::int64_t>(i);
-        return [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return g.permute(inv[I]...);
-        }
-        (std::make_index_sequence<R>{});
-    }
-}
-} // namespace detail
-
-/// An eager function or method applied with stored arguments. Name is its IR name; Vjp its
-/// derivative (see op_objects.hpp), in g, y = Name(x), x and the arguments a...
-#define STATICPY_GRAPH_OPAQUE_OP(Name, Call, Vjp)                                                  \
+// The opaque ops of traced code: op objects of the tensor layer (tensor/op_objects.hpp), which
+// run eagerly, here in a graph, and on the autodiff tape alike.
+#define STATICPY_GRAPH_OPAQUE_OP(Name)                                                             \
     template <class... A>                                                                          \
-    struct Name##_op {                                                                             \
-        static constexpr const char* name = #Name;                                                 \
-        [[no_unique_address]] std::tuple<A...> args;                                               \
-        template <class X>                                                                         \
-        auto operator()(const X& x) const {                                                        \
-            return std::apply([&](const auto&... a) { return Call; }, args);                       \
-        }                                                                                          \
-        template <std::size_t I, class G, class Y, class X>                                        \
-        auto vjp([[maybe_unused]] const G& g, [[maybe_unused]] const Y& y,                         \
-                 [[maybe_unused]] const X& x) const {                                              \
-            return std::apply([&]([[maybe_unused]] const auto&... a) { return Vjp; }, args);       \
-        }                                                                                          \
-    };
-STATICPY_GRAPH_OPAQUE_OP(softmax, staticpy::softmax(x, a...), detail::softmax_vjp(g, y, a...))
-STATICPY_GRAPH_OPAQUE_OP(log_softmax, staticpy::log_softmax(x, a...),
-                         detail::log_softmax_vjp(g, y, a...))
-STATICPY_GRAPH_OPAQUE_OP(var, staticpy::var(x, a...), detail::var_vjp(g, y, x, a...))
-STATICPY_GRAPH_OPAQUE_OP(argmax, staticpy::argmax(x, a...), fn::no_grad{})
-STATICPY_GRAPH_OPAQUE_OP(argmin, staticpy::argmin(x, a...), fn::no_grad{})
-STATICPY_GRAPH_OPAQUE_OP(transpose, x.transpose(a...), g.transpose(a...))
-STATICPY_GRAPH_OPAQUE_OP(permute, x.permute(a...), detail::permute_vjp(g, a...))
-STATICPY_GRAPH_OPAQUE_OP(t, x.t(a...), g.t())
-STATICPY_GRAPH_OPAQUE_OP(reshape, x.reshape(a...), fn::reshape_as(g, x))
-STATICPY_GRAPH_OPAQUE_OP(view, x.view(a...), fn::reshape_as(g, x))
-STATICPY_GRAPH_OPAQUE_OP(flatten, x.flatten(a...), fn::reshape_as(g, x))
-STATICPY_GRAPH_OPAQUE_OP(expand, x.expand(a...), fn::sum_to(g, x))
-STATICPY_GRAPH_OPAQUE_OP(squeeze, x.squeeze(a...), fn::reshape_as(g, x))
-STATICPY_GRAPH_OPAQUE_OP(unsqueeze, x.unsqueeze(a...), fn::reshape_as(g, x))
-STATICPY_GRAPH_OPAQUE_OP(contiguous, x.contiguous(a...), g)
+    using Name##_op = staticpy::detail::Name##_op<A...>;
+STATICPY_GRAPH_OPAQUE_OP(softmax)
+STATICPY_GRAPH_OPAQUE_OP(log_softmax)
+STATICPY_GRAPH_OPAQUE_OP(var)
+STATICPY_GRAPH_OPAQUE_OP(argmax)
+STATICPY_GRAPH_OPAQUE_OP(argmin)
+STATICPY_GRAPH_OPAQUE_OP(transpose)
+STATICPY_GRAPH_OPAQUE_OP(permute)
+STATICPY_GRAPH_OPAQUE_OP(t)
+STATICPY_GRAPH_OPAQUE_OP(reshape)
+STATICPY_GRAPH_OPAQUE_OP(view)
+STATICPY_GRAPH_OPAQUE_OP(flatten)
+STATICPY_GRAPH_OPAQUE_OP(expand)
+STATICPY_GRAPH_OPAQUE_OP(squeeze)
+STATICPY_GRAPH_OPAQUE_OP(unsqueeze)
+STATICPY_GRAPH_OPAQUE_OP(contiguous)
 #undef STATICPY_GRAPH_OPAQUE_OP
 
 // ---- traits -------------------------------------------------------------------------------------

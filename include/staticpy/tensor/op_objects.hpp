@@ -33,6 +33,7 @@
 namespace staticpy {
 
 namespace detail {
+using namespace staticpy::literals;
 
 /// Runs op on its operands: eagerly on tensors, or through the symbolic family of a traced or
 /// recorded operand (symbolic_op<Family>, see ops_elementwise.hpp).
@@ -233,6 +234,94 @@ struct count_ratio_op {
         return fn::no_grad{};
     }
 };
+
+// The derivatives of the eager functions and views below, in the ops themselves.
+
+/// softmax: y * (g - sum(g * y, dim, keepdim)).
+template <class G, class Y, class D, class... Rest>
+auto softmax_vjp(const G& g, const Y& y, const D& dim, const Rest&...) {
+    return y * (g - sum(g * y, dim, True));
+}
+/// log_softmax: g - exp(y) * sum(g, dim, keepdim).
+template <class G, class Y, class D, class... Rest>
+auto log_softmax_vjp(const G& g, const Y& y, const D& dim, const Rest&...) {
+    return g - exp(y) * sum(g, dim, True);
+}
+/// var: 2 (x - mean) g / (N - correction), N the count each result reduced.
+template <class G, class Y, class X>
+auto var_vjp(const G& g, const Y& y, const X& x) {
+    using T = typename X::value_type;
+    return 2_c * (x - mean(x)) * g / (fn::count_ratio<T>(x, y) - 1_c);
+}
+template <class G, class Y, class X, class D, class Keep = std::false_type>
+auto var_vjp(const G& g, const Y& y, const X& x, const D& dim, Keep = {}, double correction = 1) {
+    using T = typename X::value_type;
+    constexpr bool keep = staticpy::detail::keepdim_value<Keep>();
+    return 2_c * (x - mean(x, dim, True)) * fn::unreduce<keep>(g, x, dim) /
+           (fn::count_ratio<T>(x, y) - correction);
+}
+/// permute: g permuted by the inverse permutation.
+template <class G, class... D>
+auto permute_vjp(const G& g, const D&... dims) {
+    constexpr std::size_t R = sizeof...(D);
+    if constexpr ((is_int_constant_v<D> && ...)) {
+        constexpr std::array<long long, R> inverse = [] {
+            std::array<long long, R> p{static_cast<long long>(D::value)...};
+            std::array<long long, R> inv{};
+            for (std::size_t i = 0; i < R; ++i)
+                inv[static_cast<std::size_t>(p[i] < 0 ? p[i] + static_cast<long long>(R) : p[i])] =
+                    static_cast<long long>(i);
+            return inv;
+        }();
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return g.permute(int_<inverse[I]>{}...);
+        }
+        (std::make_index_sequence<R>{});
+    } else {
+        const std::array<std::int64_t, R> p{static_cast<std::int64_t>(dims)...};
+        std::array<std::int64_t, R> inv{};
+        for (std::size_t i = 0; i < R; ++i)
+            inv[static_cast<std::size_t>(staticpy::detail::wrap_dim(p[i], R))] =
+                static_cast<std::int64_t>(i);
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return g.permute(inv[I]...);
+        }
+        (std::make_index_sequence<R>{});
+    }
+}
+/// An eager function or method applied with stored arguments. Name is its IR name; Vjp its
+/// derivative (see op_objects.hpp), in g, y = Name(x), x and the arguments a...
+#define STATICPY_FUNCTION_OP(Name, Call, Vjp)                                                      \
+    template <class... A>                                                                          \
+    struct Name##_op {                                                                             \
+        static constexpr const char* name = #Name;                                                 \
+        [[no_unique_address]] std::tuple<A...> args;                                               \
+        template <class X>                                                                         \
+        auto operator()(const X& x) const {                                                        \
+            return std::apply([&](const auto&... a) { return Call; }, args);                       \
+        }                                                                                          \
+        template <std::size_t I, class G, class Y, class X>                                        \
+        auto vjp([[maybe_unused]] const G& g, [[maybe_unused]] const Y& y,                         \
+                 [[maybe_unused]] const X& x) const {                                              \
+            return std::apply([&]([[maybe_unused]] const auto&... a) { return Vjp; }, args);       \
+        }                                                                                          \
+    };
+STATICPY_FUNCTION_OP(softmax, staticpy::softmax(x, a...), softmax_vjp(g, y, a...))
+STATICPY_FUNCTION_OP(log_softmax, staticpy::log_softmax(x, a...), log_softmax_vjp(g, y, a...))
+STATICPY_FUNCTION_OP(var, staticpy::var(x, a...), var_vjp(g, y, x, a...))
+STATICPY_FUNCTION_OP(argmax, staticpy::argmax(x, a...), fn::no_grad{})
+STATICPY_FUNCTION_OP(argmin, staticpy::argmin(x, a...), fn::no_grad{})
+STATICPY_FUNCTION_OP(transpose, x.transpose(a...), g.transpose(a...))
+STATICPY_FUNCTION_OP(permute, x.permute(a...), permute_vjp(g, a...))
+STATICPY_FUNCTION_OP(t, x.t(a...), g.t())
+STATICPY_FUNCTION_OP(reshape, x.reshape(a...), fn::reshape_as(g, x))
+STATICPY_FUNCTION_OP(view, x.view(a...), fn::reshape_as(g, x))
+STATICPY_FUNCTION_OP(flatten, x.flatten(a...), fn::reshape_as(g, x))
+STATICPY_FUNCTION_OP(expand, x.expand(a...), fn::sum_to(g, x))
+STATICPY_FUNCTION_OP(squeeze, x.squeeze(a...), fn::reshape_as(g, x))
+STATICPY_FUNCTION_OP(unsqueeze, x.unsqueeze(a...), fn::reshape_as(g, x))
+STATICPY_FUNCTION_OP(contiguous, x.contiguous(a...), g)
+#undef STATICPY_FUNCTION_OP
 
 } // namespace detail
 
