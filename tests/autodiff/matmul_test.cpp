@@ -7,75 +7,38 @@
 
 using namespace autodiff_test;
 
+namespace {
+/// Operands of every rank combination torch.matmul takes.
+const auto a = random_tensor(14, -1, 1, 3_c, 4_c);
+const auto b = random_tensor(15, -1, 1, 4_c, 2_c);
+const auto v = random_tensor(16, -1, 1, 4_c);
+const auto v2 = random_tensor(17, -1, 1, 4_c);
+const auto u = random_tensor(18, -1, 1, 3_c);
+const auto ba = random_tensor(19, -1, 1, 2_c, 3_c, 4_c);
+const auto bb = random_tensor(20, -1, 1, 2_c, 4_c, 2_c);
+} // namespace
+
 TEST_CASE("matmul derivatives: 2-D @ 2-D") {
-    const auto a = random_tensor(14, -1, 1, 3_c, 4_c);
-    const auto b = random_tensor(15, -1, 1, 4_c, 2_c);
-    const auto v = random_tensor(16, -1, 1, 4_c);
-    const auto v2 = random_tensor(17, -1, 1, 4_c);
-    const auto u = random_tensor(18, -1, 1, 3_c);
-    const auto ba = random_tensor(19, -1, 1, 2_c, 3_c, 4_c);
-    const auto bb = random_tensor(20, -1, 1, 2_c, 4_c, 2_c);
-    (void)a, (void)b, (void)v, (void)v2, (void)u, (void)ba, (void)bb;
     check_gradients<0, 1>([](auto p, auto q) { return (matmul(p, q) * matmul(p, q)).sum(); }, a, b);
 }
 
 TEST_CASE("matmul derivatives: vector @ vector") {
-    const auto a = random_tensor(14, -1, 1, 3_c, 4_c);
-    const auto b = random_tensor(15, -1, 1, 4_c, 2_c);
-    const auto v = random_tensor(16, -1, 1, 4_c);
-    const auto v2 = random_tensor(17, -1, 1, 4_c);
-    const auto u = random_tensor(18, -1, 1, 3_c);
-    const auto ba = random_tensor(19, -1, 1, 2_c, 3_c, 4_c);
-    const auto bb = random_tensor(20, -1, 1, 2_c, 4_c, 2_c);
-    (void)a, (void)b, (void)v, (void)v2, (void)u, (void)ba, (void)bb;
     check_gradients<0, 1>([](auto p, auto q) { return matmul(p, q); }, v, v2);
 }
 
 TEST_CASE("matmul derivatives: matrix @ vector") {
-    const auto a = random_tensor(14, -1, 1, 3_c, 4_c);
-    const auto b = random_tensor(15, -1, 1, 4_c, 2_c);
-    const auto v = random_tensor(16, -1, 1, 4_c);
-    const auto v2 = random_tensor(17, -1, 1, 4_c);
-    const auto u = random_tensor(18, -1, 1, 3_c);
-    const auto ba = random_tensor(19, -1, 1, 2_c, 3_c, 4_c);
-    const auto bb = random_tensor(20, -1, 1, 2_c, 4_c, 2_c);
-    (void)a, (void)b, (void)v, (void)v2, (void)u, (void)ba, (void)bb;
     check_gradients<0, 1>([](auto p, auto q) { return sum(square(matmul(p, q))); }, a, v);
 }
 
 TEST_CASE("matmul derivatives: vector @ matrix") {
-    const auto a = random_tensor(14, -1, 1, 3_c, 4_c);
-    const auto b = random_tensor(15, -1, 1, 4_c, 2_c);
-    const auto v = random_tensor(16, -1, 1, 4_c);
-    const auto v2 = random_tensor(17, -1, 1, 4_c);
-    const auto u = random_tensor(18, -1, 1, 3_c);
-    const auto ba = random_tensor(19, -1, 1, 2_c, 3_c, 4_c);
-    const auto bb = random_tensor(20, -1, 1, 2_c, 4_c, 2_c);
-    (void)a, (void)b, (void)v, (void)v2, (void)u, (void)ba, (void)bb;
     check_gradients<0, 1>([](auto p, auto q) { return sum(square(matmul(p, q))); }, u, a);
 }
 
 TEST_CASE("matmul derivatives: batched @ 2-D, the batch broadcast") {
-    const auto a = random_tensor(14, -1, 1, 3_c, 4_c);
-    const auto b = random_tensor(15, -1, 1, 4_c, 2_c);
-    const auto v = random_tensor(16, -1, 1, 4_c);
-    const auto v2 = random_tensor(17, -1, 1, 4_c);
-    const auto u = random_tensor(18, -1, 1, 3_c);
-    const auto ba = random_tensor(19, -1, 1, 2_c, 3_c, 4_c);
-    const auto bb = random_tensor(20, -1, 1, 2_c, 4_c, 2_c);
-    (void)a, (void)b, (void)v, (void)v2, (void)u, (void)ba, (void)bb;
     check_gradients<0, 1>([](auto p, auto q) { return sum(square(matmul(p, q))); }, ba, b);
 }
 
 TEST_CASE("matmul derivatives: 2-D @ batched, the batch broadcast") {
-    const auto a = random_tensor(14, -1, 1, 3_c, 4_c);
-    const auto b = random_tensor(15, -1, 1, 4_c, 2_c);
-    const auto v = random_tensor(16, -1, 1, 4_c);
-    const auto v2 = random_tensor(17, -1, 1, 4_c);
-    const auto u = random_tensor(18, -1, 1, 3_c);
-    const auto ba = random_tensor(19, -1, 1, 2_c, 3_c, 4_c);
-    const auto bb = random_tensor(20, -1, 1, 2_c, 4_c, 2_c);
-    (void)a, (void)b, (void)v, (void)v2, (void)u, (void)ba, (void)bb;
     check_gradients<0, 1>([](auto p, auto q) { return sum(square(matmul(p, q))); }, a, bb);
 }
 

@@ -7,113 +7,57 @@
 
 using namespace autodiff_test;
 
+namespace {
+/// The input x [3, 4] and weights of each reduction's result shape, so that the loss
+/// sum(reduction(x) * w) weighs every result element differently.
+const auto x = random_tensor(7, 0.5, 1.5, 3_c, 4_c);
+const auto w3 = random_tensor(8, -1, 1, 3_c);
+const auto w4 = random_tensor(9, -1, 1, 4_c);
+const auto w31 = random_tensor(10, -1, 1, 3_c, 1_c);
+const auto x2 = random_tensor(11, -1, 1, 3_c, 4_c);
+} // namespace
+
 TEST_CASE("d/dx of sum over a compile-time dim") {
-    const auto x = random_tensor(7, 0.5, 1.5, 3_c, 4_c);
-    const auto w3 = random_tensor(8, -1, 1, 3_c);
-    const auto w4 = random_tensor(9, -1, 1, 4_c);
-    const auto w31 = random_tensor(10, -1, 1, 3_c, 1_c);
-    const auto x2 = random_tensor(11, -1, 1, 3_c, 4_c);
-    (void)w3, (void)w4, (void)w31, (void)x2;
     check_gradients<0>([](auto v, auto c) { return (sum(v, 1_c) * c).sum(); }, x, w3);
 }
 
 TEST_CASE("d/dx of sum over a run-time dim") {
-    const auto x = random_tensor(7, 0.5, 1.5, 3_c, 4_c);
-    const auto w3 = random_tensor(8, -1, 1, 3_c);
-    const auto w4 = random_tensor(9, -1, 1, 4_c);
-    const auto w31 = random_tensor(10, -1, 1, 3_c, 1_c);
-    const auto x2 = random_tensor(11, -1, 1, 3_c, 4_c);
-    (void)w3, (void)w4, (void)w31, (void)x2;
     check_gradients<0>([](auto v, auto c) { return (sum(v, 0) * c).sum(); }, x, w4);
 }
 
 TEST_CASE("d/dx of mean with keepdim") {
-    const auto x = random_tensor(7, 0.5, 1.5, 3_c, 4_c);
-    const auto w3 = random_tensor(8, -1, 1, 3_c);
-    const auto w4 = random_tensor(9, -1, 1, 4_c);
-    const auto w31 = random_tensor(10, -1, 1, 3_c, 1_c);
-    const auto x2 = random_tensor(11, -1, 1, 3_c, 4_c);
-    (void)w3, (void)w4, (void)w31, (void)x2;
     check_gradients<0>([](auto v, auto c) { return (mean(v, 1_c, True) * c).sum(); }, x, w31);
 }
 
 TEST_CASE("d/dx of mean of every element") {
-    const auto x = random_tensor(7, 0.5, 1.5, 3_c, 4_c);
-    const auto w3 = random_tensor(8, -1, 1, 3_c);
-    const auto w4 = random_tensor(9, -1, 1, 4_c);
-    const auto w31 = random_tensor(10, -1, 1, 3_c, 1_c);
-    const auto x2 = random_tensor(11, -1, 1, 3_c, 4_c);
-    (void)w3, (void)w4, (void)w31, (void)x2;
     check_gradients<0>([](auto v, auto c) { return mean(v * c); }, x, x2);
 }
 
 TEST_CASE("d/dx of prod over a dim") {
-    const auto x = random_tensor(7, 0.5, 1.5, 3_c, 4_c);
-    const auto w3 = random_tensor(8, -1, 1, 3_c);
-    const auto w4 = random_tensor(9, -1, 1, 4_c);
-    const auto w31 = random_tensor(10, -1, 1, 3_c, 1_c);
-    const auto x2 = random_tensor(11, -1, 1, 3_c, 4_c);
-    (void)w3, (void)w4, (void)w31, (void)x2;
     check_gradients<0>([](auto v, auto c) { return (prod(v, 0_c) * c).sum(); }, x, w4);
 }
 
 TEST_CASE("d/dx of amax over a dim") {
-    const auto x = random_tensor(7, 0.5, 1.5, 3_c, 4_c);
-    const auto w3 = random_tensor(8, -1, 1, 3_c);
-    const auto w4 = random_tensor(9, -1, 1, 4_c);
-    const auto w31 = random_tensor(10, -1, 1, 3_c, 1_c);
-    const auto x2 = random_tensor(11, -1, 1, 3_c, 4_c);
-    (void)w3, (void)w4, (void)w31, (void)x2;
     check_gradients<0>([](auto v, auto c) { return (amax(v, 1_c) * c).sum(); }, x, w3);
 }
 
 TEST_CASE("d/dx of amin over a dim") {
-    const auto x = random_tensor(7, 0.5, 1.5, 3_c, 4_c);
-    const auto w3 = random_tensor(8, -1, 1, 3_c);
-    const auto w4 = random_tensor(9, -1, 1, 4_c);
-    const auto w31 = random_tensor(10, -1, 1, 3_c, 1_c);
-    const auto x2 = random_tensor(11, -1, 1, 3_c, 4_c);
-    (void)w3, (void)w4, (void)w31, (void)x2;
     check_gradients<0>([](auto v, auto c) { return (amin(v, 0_c) * c).sum(); }, x, w4);
 }
 
 TEST_CASE("d/dx of var over a dim") {
-    const auto x = random_tensor(7, 0.5, 1.5, 3_c, 4_c);
-    const auto w3 = random_tensor(8, -1, 1, 3_c);
-    const auto w4 = random_tensor(9, -1, 1, 4_c);
-    const auto w31 = random_tensor(10, -1, 1, 3_c, 1_c);
-    const auto x2 = random_tensor(11, -1, 1, 3_c, 4_c);
-    (void)w3, (void)w4, (void)w31, (void)x2;
     check_gradients<0>([](auto v, auto c) { return (var(v, 1_c) * c).sum(); }, x, w3);
 }
 
 TEST_CASE("d/dx of var of every element") {
-    const auto x = random_tensor(7, 0.5, 1.5, 3_c, 4_c);
-    const auto w3 = random_tensor(8, -1, 1, 3_c);
-    const auto w4 = random_tensor(9, -1, 1, 4_c);
-    const auto w31 = random_tensor(10, -1, 1, 3_c, 1_c);
-    const auto x2 = random_tensor(11, -1, 1, 3_c, 4_c);
-    (void)w3, (void)w4, (void)w31, (void)x2;
     check_gradients<0>([](auto v, auto c) { return var(v) * c.sum(); }, x, w3);
 }
 
 TEST_CASE("d/dx of softmax") {
-    const auto x = random_tensor(7, 0.5, 1.5, 3_c, 4_c);
-    const auto w3 = random_tensor(8, -1, 1, 3_c);
-    const auto w4 = random_tensor(9, -1, 1, 4_c);
-    const auto w31 = random_tensor(10, -1, 1, 3_c, 1_c);
-    const auto x2 = random_tensor(11, -1, 1, 3_c, 4_c);
-    (void)w3, (void)w4, (void)w31, (void)x2;
     check_gradients<0>([](auto v, auto c) { return (softmax(v, 1_c) * c).sum(); }, x, x2);
 }
 
 TEST_CASE("d/dx of log_softmax") {
-    const auto x = random_tensor(7, 0.5, 1.5, 3_c, 4_c);
-    const auto w3 = random_tensor(8, -1, 1, 3_c);
-    const auto w4 = random_tensor(9, -1, 1, 4_c);
-    const auto w31 = random_tensor(10, -1, 1, 3_c, 1_c);
-    const auto x2 = random_tensor(11, -1, 1, 3_c, 4_c);
-    (void)w3, (void)w4, (void)w31, (void)x2;
     check_gradients<0>([](auto v, auto c) { return (log_softmax(v, 0_c) * c).sum(); }, x, x2);
 }
 

@@ -7,103 +7,52 @@
 
 using namespace autodiff_test;
 
+namespace {
+/// The inputs, and weights of each view's shape (the loss is sum(view(x) * weight)).
+const auto x = random_tensor(25, -1, 1, 3_c, 4_c);
+const auto x2 = random_tensor(26, -1, 1, 3_c, 4_c);
+const auto c = random_tensor(27, -1, 1, 4_c, 3_c);
+const auto c12 = random_tensor(28, -1, 1, 12_c);
+const auto col = random_tensor(29, -1, 1, 3_c, 1_c);
+} // namespace
+
 TEST_CASE("d/dx of a view: transpose") {
-    const auto x = random_tensor(25, -1, 1, 3_c, 4_c);
-    const auto x2 = random_tensor(26, -1, 1, 3_c, 4_c);
-    const auto c = random_tensor(27, -1, 1, 4_c, 3_c);
-    const auto c12 = random_tensor(28, -1, 1, 12_c);
-    const auto col = random_tensor(29, -1, 1, 3_c, 1_c);
-    (void)x, (void)x2, (void)c, (void)c12, (void)col;
     check_gradients<0>([](auto v, auto k) { return (v.transpose(0_c, 1_c) * k).sum(); }, x, c);
 }
 
 TEST_CASE("d/dx of a view: t") {
-    const auto x = random_tensor(25, -1, 1, 3_c, 4_c);
-    const auto x2 = random_tensor(26, -1, 1, 3_c, 4_c);
-    const auto c = random_tensor(27, -1, 1, 4_c, 3_c);
-    const auto c12 = random_tensor(28, -1, 1, 12_c);
-    const auto col = random_tensor(29, -1, 1, 3_c, 1_c);
-    (void)x, (void)x2, (void)c, (void)c12, (void)col;
     check_gradients<0>([](auto v, auto k) { return (v.t() * k).sum(); }, x, c);
 }
 
 TEST_CASE("d/dx of a view: permute") {
-    const auto x = random_tensor(25, -1, 1, 3_c, 4_c);
-    const auto x2 = random_tensor(26, -1, 1, 3_c, 4_c);
-    const auto c = random_tensor(27, -1, 1, 4_c, 3_c);
-    const auto c12 = random_tensor(28, -1, 1, 12_c);
-    const auto col = random_tensor(29, -1, 1, 3_c, 1_c);
-    (void)x, (void)x2, (void)c, (void)c12, (void)col;
     check_gradients<0>([](auto v, auto k) { return (v.permute(1_c, 0_c) * k).sum(); }, x, c);
 }
 
 TEST_CASE("d/dx of a view: permute by run-time dims") {
-    const auto x = random_tensor(25, -1, 1, 3_c, 4_c);
-    const auto x2 = random_tensor(26, -1, 1, 3_c, 4_c);
-    const auto c = random_tensor(27, -1, 1, 4_c, 3_c);
-    const auto c12 = random_tensor(28, -1, 1, 12_c);
-    const auto col = random_tensor(29, -1, 1, 3_c, 1_c);
-    (void)x, (void)x2, (void)c, (void)c12, (void)col;
     check_gradients<0>([](auto v, auto k) { return (v.permute(1, 0) * k).sum(); }, x, c);
 }
 
 TEST_CASE("d/dx of a view: reshape") {
-    const auto x = random_tensor(25, -1, 1, 3_c, 4_c);
-    const auto x2 = random_tensor(26, -1, 1, 3_c, 4_c);
-    const auto c = random_tensor(27, -1, 1, 4_c, 3_c);
-    const auto c12 = random_tensor(28, -1, 1, 12_c);
-    const auto col = random_tensor(29, -1, 1, 3_c, 1_c);
-    (void)x, (void)x2, (void)c, (void)c12, (void)col;
     check_gradients<0>([](auto v, auto k) { return (v.reshape(4_c, 3_c) * k).sum(); }, x, c);
 }
 
 TEST_CASE("d/dx of a view: view") {
-    const auto x = random_tensor(25, -1, 1, 3_c, 4_c);
-    const auto x2 = random_tensor(26, -1, 1, 3_c, 4_c);
-    const auto c = random_tensor(27, -1, 1, 4_c, 3_c);
-    const auto c12 = random_tensor(28, -1, 1, 12_c);
-    const auto col = random_tensor(29, -1, 1, 3_c, 1_c);
-    (void)x, (void)x2, (void)c, (void)c12, (void)col;
     check_gradients<0>([](auto v, auto k) { return (v.view(12_c) * k).sum(); }, x, c12);
 }
 
 TEST_CASE("d/dx of a view: flatten") {
-    const auto x = random_tensor(25, -1, 1, 3_c, 4_c);
-    const auto x2 = random_tensor(26, -1, 1, 3_c, 4_c);
-    const auto c = random_tensor(27, -1, 1, 4_c, 3_c);
-    const auto c12 = random_tensor(28, -1, 1, 12_c);
-    const auto col = random_tensor(29, -1, 1, 3_c, 1_c);
-    (void)x, (void)x2, (void)c, (void)c12, (void)col;
     check_gradients<0>([](auto v, auto k) { return (v.flatten() * k).sum(); }, x, c12);
 }
 
 TEST_CASE("d/dx of a view: unsqueeze and squeeze") {
-    const auto x = random_tensor(25, -1, 1, 3_c, 4_c);
-    const auto x2 = random_tensor(26, -1, 1, 3_c, 4_c);
-    const auto c = random_tensor(27, -1, 1, 4_c, 3_c);
-    const auto c12 = random_tensor(28, -1, 1, 12_c);
-    const auto col = random_tensor(29, -1, 1, 3_c, 1_c);
-    (void)x, (void)x2, (void)c, (void)c12, (void)col;
     check_gradients<0>([](auto v, auto k) { return (v.unsqueeze(0_c).squeeze(0_c) * k).sum(); }, x,
                        x2);
 }
 
 TEST_CASE("d/dx of a view: expand") {
-    const auto x = random_tensor(25, -1, 1, 3_c, 4_c);
-    const auto x2 = random_tensor(26, -1, 1, 3_c, 4_c);
-    const auto c = random_tensor(27, -1, 1, 4_c, 3_c);
-    const auto c12 = random_tensor(28, -1, 1, 12_c);
-    const auto col = random_tensor(29, -1, 1, 3_c, 1_c);
-    (void)x, (void)x2, (void)c, (void)c12, (void)col;
     check_gradients<0>([](auto v, auto k) { return (v.expand(3_c, 4_c) * k).sum(); }, col, x);
 }
 
 TEST_CASE("d/dx of a view: contiguous") {
-    const auto x = random_tensor(25, -1, 1, 3_c, 4_c);
-    const auto x2 = random_tensor(26, -1, 1, 3_c, 4_c);
-    const auto c = random_tensor(27, -1, 1, 4_c, 3_c);
-    const auto c12 = random_tensor(28, -1, 1, 12_c);
-    const auto col = random_tensor(29, -1, 1, 3_c, 1_c);
-    (void)x, (void)x2, (void)c, (void)c12, (void)col;
     check_gradients<0>([](auto v, auto k) { return (v.t().contiguous() * k).sum(); }, x, c);
 }

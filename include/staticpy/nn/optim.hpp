@@ -1336,8 +1336,9 @@ struct RMSpropParamState {
 /// torch.optim.RMSprop. PyTorch 1.13's rule, per element:
 ///   g = (maximize ? -g : g) + weight_decay * p
 ///   v = v * alpha + (1 - alpha) * g * g
-///   a = sqrt(v) + eps, or with centered: m = m * alpha + (1 - alpha) * g, a = sqrt(v - m * m) +
-///   eps momentum > 0: buf = buf * momentum + g / a, p = p - lr * buf;   else p = p - lr * g / a
+///   a = sqrt(v) + eps, or with centered: m = m * alpha + (1 - alpha) * g,
+///                                        a = sqrt(v - m * m) + eps
+///   momentum > 0: buf = buf * momentum + g / a, p = p - lr * buf;   else p = p - lr * g / a
 ///   nn::optim::RMSprop opt(params, {.lr = 1e-2, .centered = true});
 ///   opt.step(grads);
 template <class Params>

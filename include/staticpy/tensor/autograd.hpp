@@ -194,14 +194,21 @@ const auto& eager_value(const X& x) {
     else
         return x;
 }
-/// An operand as the derivative rules take it: a Var stays, a tensor becomes a constant Var,
-/// a number stays.
+/// An operand as the derivative rules take it: a Var stays, a tensor or a number becomes a
+/// constant Var, a compile-time number stays.
 template <class X>
 auto as_rule_operand(const X& x) {
-    if constexpr (is_tensor_v<X>)
+    if constexpr (is_tensor_v<X>) {
         return Var<typename X::value_type, typename X::shape_type>{x, nullptr};
-    else
+    } else if constexpr (std::is_arithmetic_v<X>) {
+        // A number a rule may pass to a function of its own (pow's log(a)): a zero-dim constant,
+        // which promotes as the number did (a zero-dim tensor does not widen a tensor's dtype).
+        Tensor<X, shape<>> t{shape<>{}};
+        *t.data() = x;
+        return Var<X, shape<>>{std::move(t), nullptr};
+    } else {
         return x;
+    }
 }
 
 template <class X>
