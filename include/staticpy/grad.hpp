@@ -283,10 +283,14 @@ private:
         (std::index_sequence_for<Args...>{});
         const auto out = std::apply(f_, marked);
         const auto& loss = [&]() -> const auto& {
-            if constexpr (HasAux)
+            if constexpr (HasAux) {
+                static_assert(traits::is_std_tuple_v<std::remove_cvref_t<decltype(out)>>,
+                              "staticpy: TypeError: with has_aux, the function must return a "
+                              "std::tuple (output, aux)");
                 return std::get<0>(out);
-            else
+            } else {
                 return out;
+            }
         }
         ();
         using loss_t = std::remove_cvref_t<decltype(loss)>;
