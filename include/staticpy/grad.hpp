@@ -159,6 +159,19 @@ private:
         return true;
     }
 
+    /// What is differentiated of f's result: the result, or with has_aux its first element.
+    template <class Out>
+    static const auto& output_of(const Out& out) {
+        if constexpr (HasAux) {
+            static_assert(traits::is_std_tuple_v<Out>,
+                          "staticpy: TypeError: with has_aux, the function must return a "
+                          "std::tuple (output, aux)");
+            return std::get<0>(out);
+        } else {
+            return out;
+        }
+    }
+
     /// The first differentiated leaf of each selected argument.
     template <class... Args>
     static constexpr std::array<std::size_t, spec::values.size() + 1> leaf_bases() {
@@ -181,17 +194,7 @@ private:
         }
         (std::index_sequence_for<Args...>{});
         const auto out = std::apply(f_, marked);
-        const auto& loss = [&]() -> const auto& {
-            if constexpr (HasAux) {
-                static_assert(traits::is_std_tuple_v<std::remove_cvref_t<decltype(out)>>,
-                              "staticpy: TypeError: with has_aux, the function must return a "
-                              "std::tuple (output, aux)");
-                return std::get<0>(out);
-            } else {
-                return out;
-            }
-        }
-        ();
+        const auto& loss = output_of(out);
         using loss_t = std::remove_cvref_t<decltype(loss)>;
         static_assert(is_tracer_v<loss_t>,
                       "staticpy: TypeError: grad: the function must return a tensor computed from "
@@ -282,17 +285,7 @@ private:
         }
         (std::index_sequence_for<Args...>{});
         const auto out = std::apply(f_, marked);
-        const auto& loss = [&]() -> const auto& {
-            if constexpr (HasAux) {
-                static_assert(traits::is_std_tuple_v<std::remove_cvref_t<decltype(out)>>,
-                              "staticpy: TypeError: with has_aux, the function must return a "
-                              "std::tuple (output, aux)");
-                return std::get<0>(out);
-            } else {
-                return out;
-            }
-        }
-        ();
+        const auto& loss = output_of(out);
         using loss_t = std::remove_cvref_t<decltype(loss)>;
         if constexpr (is_var_v<loss_t>) {
             if (loss.numel() != 1)
