@@ -86,8 +86,15 @@ inline std::int64_t wrap_dim(std::int64_t dim, std::int64_t rank) {
 template <long long D, std::size_t R>
 constexpr std::size_t wrap_dim_c() {
     constexpr long long r = R == 0 ? 1 : static_cast<long long>(R);
-    static_assert(D >= -r && D < r, "staticpy: IndexError: Dimension out of range");
-    return static_cast<std::size_t>(D < 0 ? D + r : D);
+    constexpr bool in_range = D >= -r && D < r;
+    static_assert(in_range, "staticpy: IndexError: Dimension out of range");
+    // After the error, a dim in range: the compiler goes on instantiating the caller, and an
+    // out-of-range dim there (an index_sequence of size R - d - 1, say) made clang allocate
+    // without end.
+    if constexpr (!in_range)
+        return 0;
+    else
+        return static_cast<std::size_t>(D < 0 ? D + r : D);
 }
 
 template <class D>
