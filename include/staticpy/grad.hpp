@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstddef>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -116,11 +117,58 @@ struct retype_op {
     }
 };
 
+/// The argnums of every argument: 0_c for one, std::tuple{0_c, 1_c, ...} for more.
+template <std::size_t... I>
+auto every_argnum(std::index_sequence<I...>) {
+    if constexpr (sizeof...(I) == 1)
+        return int_<0>{};
+    else
+        return std::tuple{int_<static_cast<long long>(I)>{}...};
+}
+
+/// vjp's pullback: the cotangent given for an output must have its sizes (PyTorch's text).
+template <class CS, class OS>
+void check_cotangent_shape(const CS& cotangent, const OS& output) {
+    if constexpr (CS::rank != OS::rank) {
+        static_assert(CS::rank == OS::rank, "staticpy: RuntimeError: Mismatch in shape: the "
+                                            "cotangent must have the output's shape");
+    } else if (!(cotangent == output)) {
+        std::string text = "Mismatch in shape: grad_output[0] has a shape of torch.";
+        cotangent.repr_into(text);
+        text += " and output[0] has a shape of torch.";
+        output.repr_into(text);
+        text += ".";
+        throw RuntimeError(text);
+    }
+}
+
+/// The seed of vjp's backward graph: the cotangent (operand 0) checked against the output's
+/// shape (operand 1, of which only the shape is read) and cast to the output's dtype T.
+template <class T, class S>
+struct cotangent_seed_op {
+    static constexpr const char* name = "cotangent";
+    static constexpr std::array<bool, 2> reads{true, false};
+    std::tuple<> args;
+    template <class U, class SC>
+    Tensor<T, S> operator()(const Tensor<U, SC>& cotangent, const S& output) const {
+        check_cotangent_shape(cotangent.shape(), output);
+        if constexpr (std::is_same_v<U, T>)
+            return Tensor<T, S>(cotangent);
+        else
+            return Tensor<T, S>(cast<T>(cotangent));
+    }
+    template <std::size_t I, class... A>
+    auto vjp(const A&...) const {
+        return fn::no_grad{};
+    }
+};
+
 } // namespace detail
 
 /// What grad, value_and_grad and vjp return: a function of the same arguments as f that returns
-/// the gradients (and f's value when WithValue).
-template <class F, class Argnums, bool HasAux, bool WithValue>
+/// the gradients (and f's value when WithValue). Seeded (vjp's pullback) takes one argument more,
+/// last: the cotangent of f's output, which then need not be a scalar.
+template <class F, class Argnums, bool HasAux, bool WithValue, bool Seeded = false>
 class grad_function {
     using spec = detail::argnums_spec<Argnums>;
 
@@ -129,7 +177,7 @@ public:
 
     template <class... Args>
     auto operator()(const Args&... args) const {
-        static_assert(argnums_in_range<sizeof...(Args)>(),
+        static_assert(argnums_in_range<sizeof...(Args) - Seeded>(),
                       "staticpy: IndexError: argnums refers to an argument the function is not "
                       "given");
         if constexpr (((detail::tracer_leaves_v<Args> != 0) || ...))
@@ -184,7 +232,7 @@ private:
 
     template <class... Args>
     auto traced_call(const Args&... args) const {
-        static_assert(argnums_in_range<sizeof...(Args)>(),
+        static_assert(argnums_in_range<sizeof...(Args) - Seeded>(),
                       "staticpy: IndexError: argnums refers to an argument the function is not "
                       "given");
         constexpr auto bases = leaf_bases<Args...>();
@@ -193,7 +241,7 @@ private:
             return std::tuple{mark<I>(args...)...};
         }
         (std::index_sequence_for<Args...>{});
-        const auto out = std::apply(f_, marked);
+        const auto out = call_f(marked);
         const auto& loss = output_of(out);
         using loss_t = std::remove_cvref_t<decltype(loss)>;
         static_assert(is_tracer_v<loss_t>,
@@ -203,13 +251,11 @@ private:
         static_assert(std::is_floating_point_v<T>,
                       "staticpy: RuntimeError: grad requires a floating-point output (the "
                       "function returned an integer or bool tensor)");
-        static_assert(loss_t::rank == 0,
+        static_assert(Seeded || loss_t::rank == 0,
                       "staticpy: RuntimeError: grad can be implicitly created only for scalar "
                       "outputs");
-        // The seed, d loss / d loss = 1, as a compile-time constant: a node without run-time
-        // attributes, so the forward nodes the backward graph names merge with the forward's.
-        using one = graph::ew<fn::cast<T>, graph::constant<int_<1>>>;
-        const auto cts = graph::backprop<grad_function, bases.back()>(loss.node, one{});
+        const auto cts =
+            graph::backprop<grad_function, bases.back()>(loss.node, seed_of(loss, args...));
         auto grads = [&]<std::size_t... P>(std::index_sequence<P...>) {
             return std::tuple{gradients_of<bases[P]>(
                 std::get<spec::values[P]>(std::tuple<const Args&...>(args...)), cts)...};
@@ -225,6 +271,34 @@ private:
             return std::tuple{out, std::move(result)};
         else
             return result;
+    }
+
+    /// f applied to the arguments (without vjp's cotangent, the last).
+    template <class Tuple>
+    auto call_f(const Tuple& args) const {
+        constexpr std::size_t n = std::tuple_size_v<Tuple> - Seeded;
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return f_(std::get<I>(args)...);
+        }
+        (std::make_index_sequence<n>{});
+    }
+
+    /// The backward graph's seed: d loss / d loss = 1, as a compile-time constant (a node without
+    /// run-time attributes, so the forward nodes the backward graph names merge with the
+    /// forward's); or vjp's cotangent, the last argument.
+    template <class Loss, class... Args>
+    static auto seed_of(const Loss& loss, const Args&... args) {
+        using T = typename Loss::value_type;
+        if constexpr (Seeded) {
+            const auto& ct = std::get<sizeof...(Args) - 1>(std::tuple<const Args&...>(args...));
+            static_assert(is_tracer_v<std::remove_cvref_t<decltype(ct)>>,
+                          "staticpy: TypeError: vjp: the cotangent must be a tensor");
+            using op = detail::cotangent_seed_op<T, typename Loss::shape_type>;
+            return graph::opaque<op, typename std::remove_cvref_t<decltype(ct)>::node_type,
+                                 typename Loss::node_type>{{ct.node, loss.node}, op{}};
+        } else {
+            return graph::ew<fn::cast<T>, graph::constant<int_<1>>>{};
+        }
     }
 
     /// Argument I: its tensors wrapped in grad_input markers when it is selected.
@@ -284,10 +358,21 @@ private:
             return std::tuple{eager_mark<I, bases>(args...)...};
         }
         (std::index_sequence_for<Args...>{});
-        const auto out = std::apply(f_, marked);
+        const auto out = call_f(marked);
         const auto& loss = output_of(out);
         using loss_t = std::remove_cvref_t<decltype(loss)>;
-        if constexpr (is_var_v<loss_t>) {
+        if constexpr (Seeded) {
+            const auto& ct = std::get<sizeof...(Args) - 1>(std::tuple<const Args&...>(args...));
+            static_assert(is_tensor_v<std::remove_cvref_t<decltype(ct)>>,
+                          "staticpy: TypeError: vjp: the cotangent must be a tensor");
+            const auto& value = detail::eager_value(loss);
+            using V = std::remove_cvref_t<decltype(value)>;
+            using T = typename V::value_type;
+            detail::check_cotangent_shape(ct.shape(), value.shape());
+            if constexpr (is_var_v<loss_t>)
+                autograd::backward(
+                    loss, Tensor<T, typename V::shape_type>(ct.template to<T>().contiguous()));
+        } else if constexpr (is_var_v<loss_t>) {
             if (loss.numel() != 1)
                 throw RuntimeError("grad can be implicitly created only for scalar outputs");
             autograd::backward(loss, ones_like(loss.value));
@@ -359,6 +444,32 @@ template <class F, class Argnums = int_<0>, class HasAux = std::false_type>
 auto value_and_grad(F&& f, Argnums = {}, HasAux = {}) {
     return grad_function<std::decay_t<F>, Argnums, static_cast<bool>(HasAux::value), true>(
         std::forward<F>(f));
+}
+
+/// vjp(f, args...) (JAX's jax.vjp, MindSpore's ops.vjp): f's output at args and its pullback,
+/// the function that maps a cotangent v of the output (its shape) to the vector-Jacobian products
+/// v^T df/dx for every argument x (the gradient alone for one argument, else a std::tuple), each
+/// in its argument's structure. The output need not be a scalar.
+///   auto [y, pullback] = staticpy::vjp([](auto x) { return x.sin(); }, x);
+///   auto dx = pullback(ones_like(y));   // cos(x)
+/// In GRAPH_MODE a pullback call is one graph that computes the forward again beside the backward
+/// (what it needs of the forward is recomputed, not kept); in PYNATIVE_MODE it records and runs a
+/// tape. The pullback reads the arguments' tensors when it is called (tensors are handles).
+template <class F, class... Args>
+auto vjp(F f, const Args&... args) {
+    static_assert(sizeof...(Args) != 0, "staticpy: TypeError: vjp needs at least one argument");
+    using argnums = decltype(detail::every_argnum(std::index_sequence_for<Args...>{}));
+    auto value = [&] {
+        if constexpr (((detail::tracer_leaves_v<Args> != 0) || ...))
+            return f(args...);
+        else
+            return jit(f)(args...);
+    }();
+    auto pullback = [backward = grad_function<F, argnums, false, false, true>(f),
+                     primals = std::tuple<Args...>(args...)](const auto& cotangent) {
+        return std::apply([&](const auto&... a) { return backward(a..., cotangent); }, primals);
+    };
+    return std::tuple{std::move(value), std::move(pullback)};
 }
 
 } // namespace staticpy

@@ -302,6 +302,15 @@ struct symbolic_elementwise<autograd::tape_family, F> {
     }
 };
 
+/// stop_gradient on a Var: its value, with no history (no copy, nothing recorded).
+template <>
+struct symbolic_elementwise<autograd::tape_family, fn::stop_gradient> {
+    template <class T, class S>
+    static Var<T, S> apply(const Var<T, S>& x) {
+        return Var<T, S>{x.value, nullptr};
+    }
+};
+
 /// Op objects on Vars (op_objects.hpp): run, and recorded with the op's vjp.
 template <>
 struct symbolic_op<autograd::tape_family> {

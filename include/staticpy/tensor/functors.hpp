@@ -879,6 +879,23 @@ struct zeros_like : op_base {
     static std::string cpp(std::string_view a) { return detail::typed_constant(a, "0"); }
 };
 
+/// stop_gradient(x), x.detach(): x's value, through which no gradient flows (the value is a
+/// constant to what differentiates it).
+struct stop_gradient : op_base {
+    static constexpr const char* name = "stop_gradient";
+    static constexpr int arity = 1;
+    static constexpr op_kind kind = op_kind::same;
+    template <class T>
+    static constexpr T apply(T a) {
+        return a;
+    }
+    template <std::size_t I, class G, class Y, class X>
+    static auto vjp(const G&, const Y&, const X&) {
+        return no_grad{};
+    }
+    static std::string cpp(std::string_view a) { return std::string(a); }
+};
+
 // ---------------------------------------------------------------------------------------------
 // where and cast
 

@@ -389,6 +389,25 @@ STATICPY_UNARY_OP(relu)
 STATICPY_UNARY_OP(gelu)
 STATICPY_UNARY_OP(silu)
 
+/// stop_gradient(x) (MindSpore's ops.stop_gradient, JAX's lax.stop_gradient) and torch.detach:
+/// x's value, through which no gradient flows: what grad differentiates sees a constant. On a
+/// tensor, x itself (sharing its storage, as PyTorch's detach); traced, a node that costs nothing
+/// in its fused kernel; recorded on the tape, a Var with no history.
+///   auto target = stop_gradient(y);   auto frozen = w.detach();
+template <class X>
+requires elementwise_args<X>
+auto stop_gradient(const X& x) {
+    if constexpr (detail::is_symbolic_arg_v<X>)
+        return elementwise<fn::stop_gradient>(x);
+    else
+        return x;
+}
+template <class X>
+requires elementwise_args<X>
+auto detach(const X& x) {
+    return stop_gradient(x);
+}
+
 /// torch.add, sub, mul, div (true division), pow, maximum, minimum (NaN propagates), and the
 /// comparisons eq, ne, lt, le, gt, ge (bool results). A scalar may stand on either side.
 ///   auto z = maximum(x, 0.5);   auto p = pow(2, x);

@@ -228,6 +228,7 @@ concept extent_arguments = (detail::is_extent_argument_v<Args> && ...);
     X(gelu)                                                                                        \
     X(sign)                                                                                        \
     X(square)                                                                                      \
+    X(detach)                                                                                      \
     X(floor)                                                                                       \
     X(ceil)                                                                                        \
     X(round)                                                                                       \
