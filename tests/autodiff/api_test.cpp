@@ -38,7 +38,7 @@ TEST_CASE("maximum and minimum give each operand half the gradient at a tie") {
     CHECK(flat(gb) == std::vector<double>{2, 3, 1, 2});
 }
 
-TEST_CASE("max of every element shares the gradient among its ties; prod handles zeros") {
+TEST_CASE("max of every element shares the gradient among its ties, prod handles zeros") {
     auto t = zeros<double>(4_c);
     t(0) = 5;
     t(2) = 5;
@@ -56,7 +56,7 @@ TEST_CASE("max of every element shares the gradient among its ties; prod handles
     CHECK(flat(grad(prod_all)(t)) == std::vector<double>{60, 40, 24, 30});
 }
 
-TEST_CASE("argnums picks arguments; an argument the result does not depend on gets zeros") {
+TEST_CASE("argnums picks arguments, an argument the result does not depend on gets zeros") {
     const auto x = random_tensor(26, -1, 1, 3_c);
     const auto y = random_tensor(27, -1, 1, 3_c);
     const auto [gx, gy] =

@@ -33,7 +33,7 @@ TEST_CASE("an operand broadcast in the forward op gets its gradient summed back"
     require_close(autograd::gradient(a), flat(b.value.expand(3_c, 4_c)), 1e-12);
 }
 
-TEST_CASE("no_grad stops recording; a leaf nothing reached has a zero gradient") {
+TEST_CASE("no_grad stops recording, a leaf nothing reached has a zero gradient") {
     const auto x = autograd::leaf(random_tensor(44, -1, 1, 3_c));
     const auto z = autograd::leaf(random_tensor(45, -1, 1, 3_c));
     {

@@ -223,7 +223,7 @@ TEST_CASE("index: compile-time position, usable as a template argument", "[list]
     STATIC_REQUIRE(m.index(2_c, 2_c, None) == 3);
 }
 
-TEST_CASE("index: run-time values and bounds; a miss raises ValueError", "[list][index]") {
+TEST_CASE("index: run-time values and bounds, a miss raises ValueError", "[list][index]") {
     const auto l = list(1, 2, 1, 2);
     STATIC_REQUIRE(std::is_same_v<decltype(l.index(2)), std::size_t>);
     REQUIRE(l.index(2) == 1);

@@ -296,7 +296,7 @@ TEST_CASE("+ concatenates lists", "[list][operators]") {
     REQUIRE(list(1, 2.5) + list(std::string("x")) == list(1, 2.5, std::string("x")));
 }
 
-TEST_CASE("* repeats by a compile-time int; <= 0 gives []", "[list][operators]") {
+TEST_CASE("* repeats by a compile-time int, <= 0 gives []", "[list][operators]") {
     constexpr auto l = list(1_c, "a"_s);
     STATIC_REQUIRE(same(l * 3_c, list(1_c, "a"_s, 1_c, "a"_s, 1_c, "a"_s)));
     STATIC_REQUIRE(same(l * 1_c, l));

@@ -139,7 +139,7 @@ TEST_CASE("default_collate: dicts keep their keys (test_dict_collate / nested)")
     }
 }
 
-TEST_CASE("default_convert leaves samples as they are; the functors") {
+TEST_CASE("default_convert leaves samples as they are, the functors") {
     const auto t = std::tuple(1, 2.0, std::string("s"));
     CHECK(default_convert(t) == t);
     auto x = zeros<float>(3);

@@ -551,7 +551,7 @@ TEST_CASE("in_order with one slow sample") {
     CHECK(sorted(got) == iota(8));
 }
 
-TEST_CASE("iterable datasets: every worker iterates; sharding through get_worker_info") {
+TEST_CASE("iterable datasets: every worker iterates, sharding through get_worker_info") {
     SECTION("sharded: each sample once") {
         for (int workers : {0, 1, 3}) {
             DataLoader loader(ShardedStream{20}, {.batch_size = 3, .num_workers = workers});

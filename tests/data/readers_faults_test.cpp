@@ -190,7 +190,7 @@ TEST_CASE("readers: a gzip stream without its CRC and size trailer is an error")
                    "check)"));
 }
 
-TEST_CASE("readers: garbage after a gzip member is an error; another member is read on") {
+TEST_CASE("readers: garbage after a gzip member is an error, another member is read on") {
     test_files::temp_dir dir("faults_members");
     const bytes idx = test_files::idx_bytes(0x08, {6}, bytes{1, 2, 3, 4, 5, 6});
     SECTION("garbage, and zero padding, after the member") {

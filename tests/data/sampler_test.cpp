@@ -372,7 +372,7 @@ TEST_CASE("DistributedSampler: PyTorch's strided split and padding") {
     CHECK(d.total_size == 8);
 }
 
-TEST_CASE("DistributedSampler: shuffled shares cover the dataset; set_epoch reshuffles") {
+TEST_CASE("DistributedSampler: shuffled shares cover the dataset, set_epoch reshuffles") {
     const std::int64_t n = 23;
     const std::int64_t replicas = 4;
     const auto epoch_indices = [&](std::int64_t epoch, std::int64_t seed) {

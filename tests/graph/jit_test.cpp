@@ -280,7 +280,7 @@ TEST_CASE("jit: captured tensors are constants of the graph") {
     both_modes(f, x);
 }
 
-TEST_CASE("jit: lists and dicts in and out; their methods cost nothing at run time") {
+TEST_CASE("jit: lists and dicts in and out, their methods cost nothing at run time") {
     auto g = gen();
     auto x = randn(2_c, 3_c, g);
     auto w = randn(3_c, g);

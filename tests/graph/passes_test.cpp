@@ -149,7 +149,7 @@ TEST_CASE("passes: common subexpressions are evaluated once") {
     CHECK(ir.find("tanh(", ir.find("%3 = tanh(") + 10) == std::string::npos); // one tanh
 }
 
-TEST_CASE("passes: all elementwise work of an output is one kernel; reductions fuse their "
+TEST_CASE("passes: all elementwise work of an output is one kernel, reductions fuse their "
           "producers") {
     auto f = [](auto x, auto y) { return (x * y + 1.0f).sum(); };
     using P = program_t<decltype(f), X, X>;
@@ -243,7 +243,7 @@ TEST_CASE("passes: bias and activation after a matmul run in its epilogue") {
     graph_test::require_same(bc(row, w, col), matmul(row, w) + col, 1e-4, 1e-4);
 }
 
-TEST_CASE("passes: every node names its kind; a reduce node reads its reduction's description") {
+TEST_CASE("passes: every node names its kind, a reduce node reads its reduction's description") {
     auto f = [](auto x, auto s) { return (x * s + 1_c).sum(1_c); };
     using P = program_t<decltype(f), X, float>;
     // x, s, mul, 1, add, sum

@@ -198,7 +198,7 @@ TEST_CASE("reduce: var (correction=1 by default)", "[reduce]") {
     CHECK(std::isinf(values(var(x, list(0_c, 1_c), False, 8))[0])); // no degrees of freedom left
 }
 
-TEST_CASE("reduce: NaN propagates through max/min/sum; argmax finds it", "[reduce]") {
+TEST_CASE("reduce: NaN propagates through max/min/sum, argmax finds it", "[reduce]") {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     auto x = tensor<float>(std::vector<float>{1, nan, 3, 4}, 2_c, 2_c);
     CHECK(std::isnan(max(x).item()));
