@@ -4,7 +4,9 @@
 //   nn/lr_scheduler.hpp   StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, LinearLR,
 //                         OneCycleLR
 //   nn/clip_grad.hpp      clip_grad_norm_, clip_grad_value_
+//   nn/train_step.hpp     TrainOneStep (forward, loss, backward and update per call)
 
 #include "staticpy/nn/clip_grad.hpp"
 #include "staticpy/nn/lr_scheduler.hpp"
 #include "staticpy/nn/optim.hpp"
+#include "staticpy/nn/train_step.hpp"
