@@ -369,7 +369,8 @@ private:
             using V = std::remove_cvref_t<decltype(value)>;
             using T = typename V::value_type;
             detail::check_cotangent_shape(ct.shape(), value.shape());
-            if constexpr (is_var_v<loss_t>)
+            // (of another rank, check_cotangent_shape's compile error is the one to show)
+            if constexpr (is_var_v<loss_t> && std::remove_cvref_t<decltype(ct)>::rank == V::rank)
                 autograd::backward(
                     loss, Tensor<T, typename V::shape_type>(ct.template to<T>().contiguous()));
         } else if constexpr (is_var_v<loss_t>) {
