@@ -102,4 +102,14 @@ void check_gradients(const F& f, const A&... args) {
     }
 }
 
+/// The gradient of sum(f(x) * w) for x [2, 5] in [0.2, 2) (where log, sqrt and rsqrt are
+/// defined) and random weights w, so that every element's derivative counts differently: a unary
+/// op's derivative, in both modes.
+template <class F>
+void check_unary(const F& f) {
+    const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);
+    const auto w = random_tensor(3, -1, 1, 2_c, 5_c);
+    check_gradients<0>([f](auto v, auto c) { return (f(v) * c).sum(); }, x, w);
+}
+
 } // namespace autodiff_test

@@ -7,17 +7,6 @@
 
 using namespace autodiff_test;
 
-namespace {
-/// The gradient of sum(f(x) * w) for x [2, 5] in [0.2, 2) (where log, sqrt and rsqrt are
-/// defined) and random weights w, so that every element's derivative counts differently.
-template <class F>
-void check_unary(const F& f) {
-    const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);
-    const auto w = random_tensor(3, -1, 1, 2_c, 5_c);
-    check_gradients<0>([f](auto v, auto c) { return (f(v) * c).sum(); }, x, w);
-}
-} // namespace
-
 TEST_CASE("d/dx exp(v)") {
     check_unary([](auto v) { return exp(v); });
 }
