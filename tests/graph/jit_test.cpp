@@ -191,6 +191,10 @@ TEST_CASE("jit: row softmax kernel: long rows, strided input, -inf and NaN rows"
     both_modes(jit([](auto a) { return log_softmax(a, -1_c); }), special);
     auto big = randn(std::int64_t{512}, std::int64_t{1024}, g);
     both_modes(jit([](auto a) { return softmax(a, -1_c); }), big);
+    // read once, by a reduction rather than as the output: it is materialized for the reduction
+    // (it crashed reading a tensor that only an output would have had)
+    both_modes(jit([](auto a) { return softmax(a, 1_c).sum(); }), x);
+    both_modes(jit([](auto a) { return (log_softmax(a, -1_c) * a).sum(1_c); }), x);
 }
 
 TEST_CASE("jit: large reductions stay accurate and threads agree") {
@@ -250,6 +254,20 @@ TEST_CASE("jit: matmul, batched matmul and linear with epilogues") {
     both_modes(jit([](auto p, auto q) { return tanh(matmul(p * 0.5f, q)); }), bx, w);
     // a matmul of fused operands: x * 2 is evaluated into a temporary, then multiplied
     both_modes(jit([](auto p, auto q) { return matmul(p * 2.0f, q - 1.0f); }), x, w);
+    // a GEMM whose ReLU epilogue feeds another GEMM (an MLP): the first runs once, with the ReLU
+    // as its epilogue; read by two GEMMs, or by a GEMM and a reduction, it runs on its own
+    auto w2 = randn(3_c, 4_c, g);
+    both_modes(jit([](auto p, auto q, auto r) { return matmul(relu(matmul(p, q)), r); }), x, w, w2);
+    both_modes(jit([](auto p, auto q, auto r) {
+                   auto h = relu(linear(p, q.t()));
+                   return matmul(h, r) + matmul(h * 2.0f, r);
+               }),
+               x, w, w2);
+    both_modes(jit([](auto p, auto q, auto r) {
+                   auto h = relu(matmul(p, q));
+                   return matmul(h, r).sum() + h.sum();
+               }),
+               x, w, w2);
 }
 
 TEST_CASE("jit: views inside graphs") {

@@ -10,6 +10,7 @@
 // each block of it is final (hot in cache) the output's kernel runs over that block, reading the
 // matmul's value from the same positions: bias, activation and scaling cost no extra pass.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -101,26 +102,37 @@ public:
     static constexpr std::size_t epilogue_of() {
         return graph::epilogue_of<Prog, R>(Roots);
     }
-    /// Whether matmul slot S is computed in an output's epilogue rather than on its own.
+    /// Whether matmul slot S is computed in the epilogue of a kernel that reads it rather than on
+    /// its own: the kernel of an output, or of an operand of a materialized node (value() runs
+    /// both; relu(x @ w1) @ w2's first GEMM runs with the ReLU as its epilogue, once).
     static constexpr std::array<bool, N + 1> deferred = [] {
         std::array<bool, N + 1> d{};
         [&]<std::size_t... I>(std::index_sequence<I...>) {
             ((d[epilogue_of<Roots[I]>()] = true), ...);
         }
         (std::make_index_sequence<Roots.size()>{});
+        constexpr auto epilogue_slot = []<std::size_t... S>(std::index_sequence<S...>) {
+            return std::array<std::size_t, N>{epilogue_of<S>()...};
+        }(std::make_index_sequence<N>{});
+        for (std::size_t s = 0; s < N; ++s)
+            for (std::size_t k = 0; k < Prog::arity[s]; ++k)
+                if (Prog::materialized[s] && Prog::operand_reads[s][k])
+                    d[epilogue_slot[Prog::operand_slots[s][k]]] = true;
         d[N] = false;
         return d;
     }();
     using results_t = typename detail::results_of<Prog, std::make_index_sequence<N>>::type;
     /// Whether slot S is an output computed straight into the caller's tensor rather than
     /// materialized first: a softmax/log_softmax used only as an output (detail::softmax_into
-    /// writes any contiguous buffer, so into() costs no temporary and no copy).
+    /// writes any contiguous buffer, so into() costs no temporary and no copy). Its one use must
+    /// be the output itself: one read by another node (softmax(x).sum()) needs the tensor.
     template <std::size_t S>
     static constexpr bool direct_output() {
         using node = typename Prog::template node_at<S>;
         if constexpr (node::kind == graph::node_kind::opaque)
             return detail::softmax_kind<typename node::op_type>::value != 0 &&
-                   graph::use_count<Prog, S>(Roots) == 1;
+                   graph::use_count<Prog, S>(Roots) == 1 &&
+                   std::find(Roots.begin(), Roots.end(), S) != Roots.end();
         else
             return false;
     }
