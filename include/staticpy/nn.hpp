@@ -4,9 +4,12 @@
 //   nn/lr_scheduler.hpp   StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, LinearLR,
 //                         OneCycleLR
 //   nn/clip_grad.hpp      clip_grad_norm_, clip_grad_value_
+//   nn/functional.hpp     the losses: cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss,
+//                         huber_loss, binary_cross_entropy(_with_logits)
 //   nn/train_step.hpp     TrainOneStep (forward, loss, backward and update per call)
 
 #include "staticpy/nn/clip_grad.hpp"
+#include "staticpy/nn/functional.hpp"
 #include "staticpy/nn/lr_scheduler.hpp"
 #include "staticpy/nn/optim.hpp"
 #include "staticpy/nn/train_step.hpp"
