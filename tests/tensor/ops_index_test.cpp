@@ -2,7 +2,8 @@
 // from PyTorch's definitions: index_select, gather, scatter_add, index_add, one_hot,
 // select_scatter, slice_scatter, cat, stack. Every dtype combination that changes the code path,
 // strided and transposed inputs, negative and run-time dims, the result shape types, empty
-// tensors, and every error text.
+// tensors, and every error text. Then the same ops traced (jit) and recorded (autograd's Var),
+// through their op objects (op_objects_index.hpp): the eager results and errors.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -15,6 +16,8 @@
 #include <catch2/catch.hpp>
 
 #include <staticpy/containers/list.hpp>
+#include <staticpy/jit.hpp>
+#include <staticpy/tensor/autograd.hpp>
 #include <staticpy/tensor/creation.hpp>
 #include <staticpy/tensor/ops_index.hpp>
 
@@ -706,4 +709,76 @@ TEST_CASE("stack: errors", "[join][errors]") {
     CHECK(error_of<IndexError>([] {
               (void)stack(std::vector{zeros<float>(2, 2), zeros<float>(2, 3)}, 3);
           }) == "Dimension out of range (expected to be in range of [-3, 2], but got 3)");
+}
+
+// ---- traced and recorded (op_objects_index.hpp) -------------------------------------------------
+
+namespace {
+/// Every index and join op and the views that take elements, on a [3, 4] value v, an index idx of
+/// rows and labels lab ([3, 2]) of columns.
+const auto every_index_op = [](auto v, auto idx, auto lab) {
+    auto rows = index_select(v, 0_c, idx);
+    auto picked = gather(v, -1_c, lab);
+    auto scattered = scatter_add(v, 1_c, lab, picked * 2.0f);
+    auto added = index_add(v, 0, idx, rows, 0.5f);
+    auto joined = cat(std::tuple{v[1], v.select(1_c, 0), v.slice(0_c, 1, None).flatten()}, 0_c);
+    auto stacked = stack(list(scattered, added), -1);
+    auto hot = one_hot(lab, 4_c);
+    return std::tuple{rows,
+                      picked,
+                      scattered,
+                      added,
+                      joined,
+                      stacked,
+                      hot,
+                      v.narrow(1_c, 1, 2),
+                      v[slice(1, None)]};
+};
+
+/// a and b: the same type, sizes and elements.
+template <class T, class S>
+void require_equal(const Tensor<T, S>& a, const Tensor<T, S>& b) {
+    REQUIRE(a.sizes() == b.sizes());
+    CHECK(values(a.contiguous()) == values(b.contiguous()));
+}
+} // namespace
+
+TEST_CASE("index ops traced and recorded: the eager results and shape types", "[index][join]") {
+    const auto v = arange<float>(12).reshape(3_c, 4_c);
+    const auto idx = tensor<i64>({2, 0, 2, 1});
+    const auto lab = tensor<i64>({{0, 3}, {2, 2}, {1, 0}});
+    const auto eager = every_index_op(v, idx, lab);
+    const auto traced = jit(every_index_op)(v, idx, lab);
+    const auto recorded = every_index_op(autograd::leaf(v), idx, lab);
+    STATIC_REQUIRE(std::is_same_v<decltype(traced), decltype(eager)>);
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (require_equal(std::get<K>(traced), std::get<K>(eager)), ...);
+        // one_hot of a tensor index is eager (a tensor) in the recorded run too.
+        (require_equal(detail::eager_value(std::get<K>(recorded)), std::get<K>(eager)), ...);
+    }
+    (std::make_index_sequence<std::tuple_size_v<decltype(eager)>>{});
+}
+
+TEST_CASE("index ops traced and recorded: run-time errors as eager ones", "[index][join][errors]") {
+    const auto v = arange<float>(12).reshape(3_c, 4_c);
+    const auto bad_rows = tensor<i64>({0, 3});
+    const auto bad_labels = tensor<i64>({{0, 4}, {0, 0}, {0, 0}});
+    const auto select_rows = jit([](auto x, auto i) { return index_select(x, 0_c, i); });
+    CHECK(error_of<IndexError>([&] { select_rows(v, bad_rows); }) == "index out of range in self");
+    const auto gather_labels = jit([](auto x, auto i) { return gather(x, 1_c, i); });
+    CHECK(error_of<RuntimeError>([&] { gather_labels(v, bad_labels); }) ==
+          "index 4 is out of bounds for dimension 1 with size 4");
+    CHECK(error_of<IndexError>([&] { jit([](auto x) { return x[3]; })(v); }) ==
+          "index 3 is out of bounds for dimension 0 with size 3");
+    CHECK(error_of<IndexError>([&] { jit([](auto x) { return x.select(1, 7); })(v); }) ==
+          "select(): index 7 out of range for tensor of size [3, 4] at dimension 1");
+    const auto cat_rows = jit([](auto x, auto y) { return cat(std::tuple{x, y}, 0_c); });
+    CHECK(error_of<RuntimeError>([&] { cat_rows(v, zeros<float>(2, 3)); }) ==
+          "Sizes of tensors must match except in dimension 0. Expected size 4 but got size 3 for "
+          "tensor number 1 in the list.");
+    CHECK(error_of<IndexError>([&] { (void)autograd::leaf(v)[3]; }) ==
+          "index 3 is out of bounds for dimension 0 with size 3");
+    CHECK(error_of<IndexError>([&] {
+              (void)index_select(autograd::leaf(v), 1_c, bad_labels[0]);
+          }) == "index out of range in self");
 }

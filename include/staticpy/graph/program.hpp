@@ -11,6 +11,7 @@
 // The program is a type (program<instr...>); the run-time side is one pointer per slot to a node
 // object of that slot (node_pointers), for the payloads.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstring>
@@ -32,16 +33,16 @@ struct instr {
 };
 
 namespace detail {
-template <class I>
-constexpr std::array<std::size_t, 3> padded_operands() {
-    std::array<std::size_t, 3> a{};
+template <class I, std::size_t W>
+constexpr std::array<std::size_t, W> padded_operands() {
+    std::array<std::size_t, W> a{};
     for (std::size_t k = 0; k < I::arity; ++k)
         a[k] = I::operands[k];
     return a;
 }
-template <class I>
-constexpr std::array<bool, 3> operand_reads() {
-    std::array<bool, 3> a{};
+template <class I, std::size_t W>
+constexpr std::array<bool, W> operand_reads() {
+    std::array<bool, W> a{};
     for (std::size_t k = 0; k < I::arity; ++k)
         a[k] = reads_operand<typename I::node>(k);
     return a;
@@ -58,13 +59,16 @@ struct program {
     using node_at = typename instr_at<S>::node;
     static constexpr std::array<bool, sizeof...(Instrs) + 1> materialized{
         Instrs::node::materialized..., false};
-    /// Operand slots of every instruction (at most 3: where), and how many each has.
+    /// Operand slots of every instruction, and how many each has; `width` is the most any has
+    /// (3 for where, one per tensor for cat).
     static constexpr std::array<std::size_t, sizeof...(Instrs) + 1> arity{Instrs::arity..., 0};
-    static constexpr std::array<std::array<std::size_t, 3>, sizeof...(Instrs) + 1> operand_slots{
-        detail::padded_operands<Instrs>()..., std::array<std::size_t, 3>{}};
+    static constexpr std::size_t width = std::max({std::size_t{1}, Instrs::arity...});
+    static constexpr std::array<std::array<std::size_t, width>, sizeof...(Instrs) + 1>
+        operand_slots{detail::padded_operands<Instrs, width>()...,
+                      std::array<std::size_t, width>{}};
     /// Whether each operand's values are used (false: only its shape, see opaque::reads).
-    static constexpr std::array<std::array<bool, 3>, sizeof...(Instrs) + 1> operand_reads{
-        detail::operand_reads<Instrs>()..., std::array<bool, 3>{}};
+    static constexpr std::array<std::array<bool, width>, sizeof...(Instrs) + 1> operand_reads{
+        detail::operand_reads<Instrs, width>()..., std::array<bool, width>{}};
 };
 
 template <std::size_t Unique>

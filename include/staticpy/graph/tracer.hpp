@@ -17,6 +17,7 @@
 
 #include "staticpy/core/constant.hpp"
 #include "staticpy/graph/node.hpp"
+#include "staticpy/tensor/op_objects_index.hpp"
 #include "staticpy/tensor/ops.hpp"
 #include "staticpy/tensor/reductions.hpp"
 #include "staticpy/tensor/tensor.hpp"
@@ -125,8 +126,7 @@ public:
 #define STATICPY_TRACER_VIEW(name)                                                                 \
     template <class... Args>                                                                       \
     auto name(const Args&... args) const {                                                         \
-        return graph::traced(graph::opaque<graph::name##_op<Args...>, Node>{                       \
-            {node}, graph::name##_op<Args...>{{args...}}});                                        \
+        return detail::apply_op(detail::name##_op<Args...>{{args...}}, *this);                     \
     }
     STATICPY_TRACER_VIEW(transpose)
     STATICPY_TRACER_VIEW(permute)
@@ -138,7 +138,15 @@ public:
     STATICPY_TRACER_VIEW(squeeze)
     STATICPY_TRACER_VIEW(unsqueeze)
     STATICPY_TRACER_VIEW(contiguous)
+    STATICPY_TRACER_VIEW(select)
+    STATICPY_TRACER_VIEW(slice)
+    STATICPY_TRACER_VIEW(narrow)
 #undef STATICPY_TRACER_VIEW
+    /// x[i], x[slice(a, b, c)] (tensor/op_objects_index.hpp).
+    template <class A>
+    auto operator[](const A& a) const {
+        return detail::apply_op(detail::subscript_op_of(a), *this);
+    }
 
     /// x.to<U>(): a cast node.
     template <class U>

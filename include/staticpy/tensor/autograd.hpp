@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "staticpy/core/error.hpp"
+#include "staticpy/tensor/op_objects_index.hpp"
 #include "staticpy/tensor/ops.hpp"
 #include "staticpy/tensor/tensor.hpp"
 
@@ -171,7 +172,15 @@ public:
     STATICPY_VAR_VIEW(squeeze)
     STATICPY_VAR_VIEW(unsqueeze)
     STATICPY_VAR_VIEW(contiguous)
+    STATICPY_VAR_VIEW(select)
+    STATICPY_VAR_VIEW(slice)
+    STATICPY_VAR_VIEW(narrow)
 #undef STATICPY_VAR_VIEW
+    /// x[i], x[slice(a, b, c)] (tensor/op_objects_index.hpp).
+    template <class A>
+    auto operator[](const A& a) const {
+        return detail::apply_op(detail::subscript_op_of(a), *this);
+    }
 
     template <class U>
     auto to() const {
@@ -317,12 +326,16 @@ struct symbolic_op<autograd::tape_family> {
     template <class Op, class... Args>
     static auto apply(const Op& op, const Args&... args) {
         auto y = op(eager_value(args)...);
-        return record(
-            std::move(y),
-            [op](auto i, const auto& g, const auto& out, const auto&... x) {
-                return op.template vjp<i()>(g, out, x...);
-            },
-            as_rule_operand(args)...);
+        using Y = decltype(y);
+        if constexpr (!std::is_floating_point_v<typename Y::value_type>) // argmax's, one_hot's
+            return Var<typename Y::value_type, typename Y::shape_type>{std::move(y), nullptr};
+        else
+            return record(
+                std::move(y),
+                [op](auto i, const auto& g, const auto& out, const auto&... x) {
+                    return op.template vjp<i()>(g, out, x...);
+                },
+                as_rule_operand(args)...);
     }
 };
 

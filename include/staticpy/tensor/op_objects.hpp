@@ -289,6 +289,19 @@ auto permute_vjp(const G& g, const D&... dims) {
         (std::make_index_sequence<R>{});
     }
 }
+/// The derivative of a view that takes some of x's elements (select, slice, narrow, x[...]): g
+/// where the view took them from, zeros elsewhere (op_objects_index.hpp).
+template <class View, class G, class X>
+auto view_backward(const View& view, const G& g, const X& x);
+/// x[i], or x[slice(start, stop, step)] from the slice's bounds (a pack cannot be expanded
+/// inside [] before C++23).
+template <class X, class... A>
+auto subscript(const X& x, const A&... a) {
+    if constexpr (sizeof...(A) == 1)
+        return x[std::get<0>(std::tie(a...))];
+    else
+        return x[staticpy::slice(a...)];
+}
 /// An eager function or method applied with stored arguments. Name is its IR name; Vjp its
 /// derivative (see op_objects.hpp), in g, y = Name(x), x and the arguments a...
 #define STATICPY_FUNCTION_OP(Name, Call, Vjp)                                                      \
@@ -321,6 +334,10 @@ STATICPY_FUNCTION_OP(expand, x.expand(a...), fn::sum_to(g, x))
 STATICPY_FUNCTION_OP(squeeze, x.squeeze(a...), fn::reshape_as(g, x))
 STATICPY_FUNCTION_OP(unsqueeze, x.unsqueeze(a...), fn::reshape_as(g, x))
 STATICPY_FUNCTION_OP(contiguous, x.contiguous(a...), g)
+STATICPY_FUNCTION_OP(select, x.select(a...), view_backward(*this, g, x))
+STATICPY_FUNCTION_OP(slice, x.slice(a...), view_backward(*this, g, x))
+STATICPY_FUNCTION_OP(narrow, x.narrow(a...), view_backward(*this, g, x))
+STATICPY_FUNCTION_OP(subscript, subscript(x, a...), view_backward(*this, g, x))
 #undef STATICPY_FUNCTION_OP
 
 } // namespace detail

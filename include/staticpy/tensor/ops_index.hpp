@@ -201,11 +201,11 @@ constexpr auto index_select_shape_of() {
         return std::type_identity<dynamic_shape<S::rank>>{};
 }
 
-/// x.clone() with the elements of `src` copied into view_of(clone): select_scatter and
-/// slice_scatter, with PyTorch's check that src has the view's size.
+/// `out` (a tensor of its own: x.clone(), or zeros for a view's derivative) with the elements of
+/// `src` copied into view_of(out): select_scatter and slice_scatter, with PyTorch's check that src
+/// has the view's size.
 template <class T, class S, class U, class S2, class ViewOf>
-Tensor<T, S> scatter_into_view(const Tensor<T, S>& x, const Tensor<U, S2>& src, ViewOf&& view_of) {
-    Tensor<T, S> out = x.clone();
+Tensor<T, S> scatter_into_view(Tensor<T, S> out, const Tensor<U, S2>& src, ViewOf&& view_of) {
     auto view = view_of(out);
     using V = typename decltype(view)::shape_type;
     constexpr bool fits = V::rank == S2::rank && [] {
@@ -331,15 +331,12 @@ Tensor<T, SI> gather(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& index) {
     return out;
 }
 
-/// torch.scatter_add(x, dim, index, src): x with out[index[i][j]][j] += src[i][j] for dim 0
-/// (likewise for the others), for every position of index; gather's adjoint. index is int64 with
-/// x's and src's rank, no larger than src, nor than x outside dim; src has x's dtype. An index
-/// outside [0, x.size(dim)) is RuntimeError "index 5 is out of bounds for dimension 1 with size 4".
-///   auto s = scatter_add(zeros<float>(2_c, 3_c), 1_c, tensor<std::int64_t>({{0, 0}, {2, 0}}),
-///                        ones<float>(2_c, 2_c));   // [[2, 0, 0], [1, 0, 1]]
+namespace detail::index_ops {
+/// scatter_add's checks and walk, adding src onto `out`: a tensor of its own that holds self's
+/// elements (x.clone(), or zeros for gather's derivative).
 template <class T, class S, detail::dim_argument D, class I, class SI, class U, class S2>
-Tensor<T, S> scatter_add(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& index,
-                         const Tensor<U, S2>& src) {
+Tensor<T, S> scatter_add_onto(Tensor<T, S> out, D dim, const Tensor<I, SI>& index,
+                              const Tensor<U, S2>& src) {
     namespace ix = detail::index_ops;
     static_assert(std::is_same_v<I, std::int64_t>,
                   "staticpy: RuntimeError: scatter(): Expected dtype int64 for index");
@@ -358,7 +355,6 @@ Tensor<T, S> scatter_add(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& inde
                   "staticpy: RuntimeError: Expected index to be smaller than self apart from "
                   "dimension dim and to be smaller size than src");
     const std::size_t d = ix::resolve_dim<S::rank>(dim);
-    Tensor<T, S> out = x.clone();
     if (index.numel() == 0)
         return out;
     const auto target = ix::nonempty_layout(out);
@@ -367,7 +363,7 @@ Tensor<T, S> scatter_add(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& inde
     for (std::size_t i = 0; i < R; ++i)
         if ((i != d && at.sizes[i] > target.sizes[i]) || at.sizes[i] > from.sizes[i])
             throw RuntimeError("Expected index " + detail::sizes_text(index.sizes()) +
-                               " to be smaller than self " + detail::sizes_text(x.sizes()) +
+                               " to be smaller than self " + detail::sizes_text(out.sizes()) +
                                " apart from dimension " + std::to_string(d) +
                                " and to be smaller size than src " +
                                detail::sizes_text(src.sizes()));
@@ -381,20 +377,29 @@ Tensor<T, S> scatter_add(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& inde
         [&](std::int64_t a, std::int64_t b) { q[b] = ix::add_scaled(q[b], p[a], T(1)); });
     return out;
 }
+} // namespace detail::index_ops
+
+/// torch.scatter_add(x, dim, index, src): x with out[index[i][j]][j] += src[i][j] for dim 0
+/// (likewise for the others), for every position of index; gather's adjoint. index is int64 with
+/// x's and src's rank, no larger than src, nor than x outside dim; src has x's dtype. An index
+/// outside [0, x.size(dim)) is RuntimeError "index 5 is out of bounds for dimension 1 with size 4".
+///   auto s = scatter_add(zeros<float>(2_c, 3_c), 1_c, tensor<std::int64_t>({{0, 0}, {2, 0}}),
+///                        ones<float>(2_c, 2_c));   // [[2, 0, 0], [1, 0, 1]]
+template <class T, class S, detail::dim_argument D, class I, class SI, class U, class S2>
+Tensor<T, S> scatter_add(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& index,
+                         const Tensor<U, S2>& src) {
+    return detail::index_ops::scatter_add_onto(x.clone(), dim, index, src);
+}
 
 // ---- index_add -------------------------------------------------------------------------------
 
-/// torch.index_add(x, dim, index, source, alpha=1): x with out.select(dim, index[i]) +=
-/// alpha * source.select(dim, i) for each i; index_select's adjoint. index is a 1-D (or 0-D)
-/// int64 or int32 tensor with source.size(dim) values; source has x's dtype and rank, and its
-/// other extents are x's (or 1: broadcast, as PyTorch's). An index outside [0, x.size(dim)) is
-/// IndexError "index out of range in self". Integer tensors take an integer alpha.
-///   auto a = index_add(zeros<float>(3_c), 0_c, tensor<std::int64_t>({0, 2, 0}),
-///                      tensor<float>({1, 2, 3}), 2);   // [8, 0, 4]
+namespace detail::index_ops {
+/// index_add's checks and walk, adding alpha * source onto `out`: a tensor of its own that holds
+/// self's elements (x.clone(), or zeros for index_select's derivative).
 template <class T, class S, detail::dim_argument D, class I, class SI, class U, class S2,
-          class Alpha = int_<1>>
-Tensor<T, S> index_add(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& index,
-                       const Tensor<U, S2>& source, Alpha alpha = {}) {
+          class Alpha>
+Tensor<T, S> index_add_onto(Tensor<T, S> out, D dim, const Tensor<I, SI>& index,
+                            const Tensor<U, S2>& source, Alpha alpha) {
     namespace ix = detail::index_ops;
     static_assert(SI::rank <= 1,
                   "staticpy: IndexError: index_add_(): Index is supposed to be a vector");
@@ -422,7 +427,6 @@ Tensor<T, S> index_add(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& index,
                       "source.size(dim)");
     }
     const std::size_t d = ix::resolve_dim<S::rank>(dim);
-    Tensor<T, S> out = x.clone();
     const auto target = ix::nonempty_layout(out);
     auto from = ix::nonempty_layout(source);
     const std::int64_t n = index.numel();
@@ -473,6 +477,21 @@ Tensor<T, S> index_add(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& index,
         target.strides,
         [&](std::int64_t a, std::int64_t b) { q[b] = ix::add_scaled(q[b], p[a], scale); });
     return out;
+}
+} // namespace detail::index_ops
+
+/// torch.index_add(x, dim, index, source, alpha=1): x with out.select(dim, index[i]) +=
+/// alpha * source.select(dim, i) for each i; index_select's adjoint. index is a 1-D (or 0-D)
+/// int64 or int32 tensor with source.size(dim) values; source has x's dtype and rank, and its
+/// other extents are x's (or 1: broadcast, as PyTorch's). An index outside [0, x.size(dim)) is
+/// IndexError "index out of range in self". Integer tensors take an integer alpha.
+///   auto a = index_add(zeros<float>(3_c), 0_c, tensor<std::int64_t>({0, 2, 0}),
+///                      tensor<float>({1, 2, 3}), 2);   // [8, 0, 4]
+template <class T, class S, detail::dim_argument D, class I, class SI, class U, class S2,
+          class Alpha = int_<1>>
+Tensor<T, S> index_add(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& index,
+                       const Tensor<U, S2>& source, Alpha alpha = {}) {
+    return detail::index_ops::index_add_onto(x.clone(), dim, index, source, alpha);
 }
 
 // ---- one_hot ---------------------------------------------------------------------------------
@@ -543,7 +562,7 @@ template <class T, class S, class U, class S2, detail::dim_argument D>
 Tensor<T, S> select_scatter(const Tensor<T, S>& x, const Tensor<U, S2>& src, D dim,
                             std::int64_t index) {
     return detail::index_ops::scatter_into_view(
-        x, src, [&](const Tensor<T, S>& out) { return out.select(dim, index); });
+        x.clone(), src, [&](const Tensor<T, S>& out) { return out.select(dim, index); });
 }
 
 /// torch.slice_scatter(x, src, dim=0, start=None, end=None, step=1): a copy of x with
@@ -555,7 +574,7 @@ template <class T, class S, class U, class S2, detail::dim_argument D = int_<0>,
 Tensor<T, S> slice_scatter(const Tensor<T, S>& x, const Tensor<U, S2>& src, D dim = {},
                            Start start = {}, Stop stop = {}, Step step = {}) {
     return detail::index_ops::scatter_into_view(
-        x, src, [&](const Tensor<T, S>& out) { return out.slice(dim, start, stop, step); });
+        x.clone(), src, [&](const Tensor<T, S>& out) { return out.slice(dim, start, stop, step); });
 }
 
 } // namespace staticpy
