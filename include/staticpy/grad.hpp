@@ -21,6 +21,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
@@ -57,6 +58,24 @@ struct argnums_spec<std::tuple<int_<N>...>> {
 
 template <class X>
 struct is_var_leaf : std::bool_constant<is_var_v<X>> {};
+/// What a PYNATIVE_MODE grad differentiates against: tensors, or an outer grad's Vars.
+template <class X>
+struct is_eager_leaf : std::bool_constant<is_tensor_v<X> || is_var_v<X>> {};
+
+/// A PYNATIVE_MODE grad's input made of an outer grad's Var x (grad(grad(f))): a recorded
+/// identity of x, through which the outer grad's cotangents pass on, or a leaf of its own when x
+/// is not recorded.
+template <class T, class S>
+Var<T, S> nested_input(const Var<T, S>& x) {
+    if (x.node) {
+        auto identity = record(
+            Tensor<T, S>(x.value), [](auto, const auto& g, const auto&, const auto&) { return g; },
+            x);
+        if (identity.node)
+            return identity;
+    }
+    return autograd::leaf(x.value);
+}
 
 /// x with its K-th, K+1-th, ... leaves (values for which Leaf<X>::value holds, through tuples,
 /// lists and dict values) replaced by f(integral_constant<K + j>, leaf j).
@@ -350,9 +369,12 @@ private:
     }
 
     /// PYNATIVE_MODE: the function runs on Vars (the differentiated tensors) and tensors, op by
-    /// op, recording a tape (tensor/autograd.hpp), and the tape runs back from the output.
+    /// op, recording a tape (tensor/autograd.hpp), and the tape runs back from the output. Given
+    /// Vars (a grad inside a PYNATIVE_MODE grad: grad(grad(f))), the backward pass records too,
+    /// so the gradients it returns are Vars the outer grad differentiates again.
     template <class... Args>
     auto eager_call(const Args&... args) const {
+        constexpr bool nested = nested_call<Args...>;
         constexpr auto bases = eager_leaf_bases<Args...>();
         const auto marked = [&]<std::size_t... I>(std::index_sequence<I...>) {
             return std::tuple{eager_mark<I, bases>(args...)...};
@@ -361,29 +383,38 @@ private:
         const auto out = call_f(marked);
         const auto& loss = output_of(out);
         using loss_t = std::remove_cvref_t<decltype(loss)>;
+        std::vector<autograd::node*> visited;
         if constexpr (Seeded) {
             const auto& ct = std::get<sizeof...(Args) - 1>(std::tuple<const Args&...>(args...));
-            static_assert(is_tensor_v<std::remove_cvref_t<decltype(ct)>>,
+            using CT = std::remove_cvref_t<decltype(ct)>;
+            static_assert(is_tensor_v<CT> || is_var_v<CT>,
                           "staticpy: TypeError: vjp: the cotangent must be a tensor");
             const auto& value = detail::eager_value(loss);
             using V = std::remove_cvref_t<decltype(value)>;
-            using T = typename V::value_type;
             detail::check_cotangent_shape(ct.shape(), value.shape());
             // (of another rank, check_cotangent_shape's compile error is the one to show)
-            if constexpr (is_var_v<loss_t> && std::remove_cvref_t<decltype(ct)>::rank == V::rank)
-                autograd::backward(
-                    loss, Tensor<T, typename V::shape_type>(ct.template to<T>().contiguous()));
+            if constexpr (is_var_v<loss_t> && CT::rank == V::rank)
+                visited = autograd::detail::backward_pass(
+                    loss.node,
+                    detail::as_dynamic_var(ct.template to<typename V::value_type>().contiguous()),
+                    nested);
         } else if constexpr (is_var_v<loss_t>) {
             if (loss.numel() != 1)
                 throw RuntimeError("grad can be implicitly created only for scalar outputs");
-            autograd::backward(loss, ones_like(loss.value));
+            visited = autograd::detail::backward_pass(
+                loss.node, detail::as_dynamic_var(ones_like(loss.value)), nested);
         }
         auto grads = [&]<std::size_t... P>(std::index_sequence<P...>) {
             return std::tuple{detail::map_leaves<detail::is_var_leaf, bases[P]>(
-                std::get<spec::values[P]>(marked),
-                [](auto, const auto& v) { return autograd::gradient(v); })...};
+                std::get<spec::values[P]>(marked), [](auto, const auto& v) {
+                    if constexpr (nested_call<Args...>)
+                        return autograd::recorded_gradient(v);
+                    else
+                        return autograd::gradient(v);
+                })...};
         }
         (std::make_index_sequence<spec::values.size()>{});
+        autograd::detail::clear_cotangents(visited);
         auto result = [&] {
             if constexpr (spec::single)
                 return std::get<0>(std::move(grads));
@@ -391,24 +422,36 @@ private:
                 return grads;
         }();
         if constexpr (WithValue) {
-            auto value = detail::map_leaves<detail::is_var_leaf, 0>(
-                out, [](auto, const auto& v) { return v.value; });
-            return std::tuple{std::move(value), std::move(result)};
+            if constexpr (nested) {
+                return std::tuple{out, std::move(result)};
+            } else {
+                auto value = detail::map_leaves<detail::is_var_leaf, 0>(
+                    out, [](auto, const auto& v) { return v.value; });
+                return std::tuple{std::move(value), std::move(result)};
+            }
         } else {
             return result;
         }
     }
 
+    /// Whether a PYNATIVE_MODE call is inside another grad's (given its Vars).
+    template <class... Args>
+    static constexpr bool nested_call =
+        ((graph::leaf_count<detail::is_var_leaf, std::remove_cvref_t<Args>>::value != 0) || ...);
+
     template <class... Args>
     static constexpr std::array<std::size_t, spec::values.size() + 1> eager_leaf_bases() {
-        constexpr std::array<std::size_t, sizeof...(Args)> counts{graph::tensor_leaves_v<Args>...};
+        constexpr std::array<std::size_t, sizeof...(Args)> counts{
+            graph::leaf_count<detail::is_eager_leaf, std::remove_cvref_t<Args>>::value...};
         std::array<std::size_t, spec::values.size() + 1> b{};
         for (std::size_t p = 0; p < spec::values.size(); ++p)
             b[p + 1] = b[p] + counts[spec::values[p]];
         return b;
     }
 
-    /// Argument I, its tensors made leaves of the tape when it is selected.
+    /// Argument I, its tensors made leaves of the tape when it is selected. A Var (an outer
+    /// grad's) becomes a recorded identity of itself: this grad's own input, through which the
+    /// outer grad's cotangents pass on.
     template <std::size_t I, auto Bases, class... Args>
     static auto eager_mark(const Args&... args) {
         const auto& arg = std::get<I>(std::tuple<const Args&...>(args...));
@@ -416,8 +459,14 @@ private:
         if constexpr (p == spec::values.size())
             return arg;
         else
-            return detail::map_leaves<graph::is_tensor_leaf, Bases[p]>(
-                arg, [](auto, const auto& t) { return autograd::leaf(t); });
+            return detail::map_leaves<detail::is_eager_leaf, Bases[p]>(
+                arg, [](auto, const auto& t) {
+                    using X = std::remove_cvref_t<decltype(t)>;
+                    if constexpr (is_var_v<X>)
+                        return detail::nested_input(t);
+                    else
+                        return autograd::leaf(t);
+                });
     }
 
     /// Where argument I is among argnums (argnums' size if it is not).

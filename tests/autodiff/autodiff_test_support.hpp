@@ -112,4 +112,26 @@ void check_unary(const F& f) {
     check_gradients<0>([f](auto v, auto c) { return (f(v) * c).sum(); }, x, w);
 }
 
+/// H·1, the Hessian of scalar f at `at` times ones, in both modes, against the analytic `want`.
+/// (Second derivatives: the graph-mode types of a second derivative grow fast, docs/autodiff.md
+/// "Higher order", so the tests keep to this one-argument form.)
+template <class F, class X>
+void check_hessian_row_sums(const F& f, const X& at, const std::vector<double>& want) {
+    const mode_guard restore;
+    for (int mode : {GRAPH_MODE, PYNATIVE_MODE}) {
+        INFO((mode == GRAPH_MODE ? "GRAPH_MODE" : "PYNATIVE_MODE"));
+        set_context(mode);
+        const auto h = grad([f](auto y) { return grad(f)(y).sum(); })(at);
+        require_close(h, want, 1e-10);
+    }
+}
+
+/// For f = sum(phi(x)): H·1 = phi''(x).
+template <class X, class Phi2>
+std::vector<double> separable(const X& at, const Phi2& phi2) {
+    std::vector<double> out;
+    for (double e : flat(at))
+        out.push_back(phi2(e));
+    return out;
+}
 } // namespace autodiff_test

@@ -13,7 +13,10 @@
 // The tape is the nodes themselves: each holds its operands' nodes (shared), a sequence number
 // (creation order, a topological order), and a closure over its operands. backward() visits the
 // nodes reachable from the output in reverse creation order. While it runs, recording is off, so
-// the rules compute without recording (first-order gradients).
+// the rules compute without recording (first-order gradients), unless it is asked to record the
+// gradient's own computation (create_graph, as PyTorch's): then the rules run on recorded Vars,
+// each cotangent keeps its own node, and a gradient can be differentiated again. A grad whose
+// arguments are already Vars (grad(grad(f)) in PYNATIVE_MODE) runs its backward pass that way.
 
 #include <algorithm>
 #include <atomic>
@@ -79,6 +82,8 @@ struct node : std::enable_shared_from_this<node> {
     /// Passes the cotangent this node has collected to its operands' nodes.
     virtual void pass_back() = 0;
     virtual bool has_cotangent() const = 0;
+    /// Forgets the cotangent (after a grad has read what it asked for).
+    virtual void clear_cotangent() = 0;
 
     static std::uint64_t next_sequence() {
         static std::atomic<std::uint64_t> counter{0};
@@ -92,14 +97,14 @@ template <class T, std::size_t R>
 struct value_node : node {
     Tensor<T, dynamic_shape<R>> value;
     std::optional<Tensor<T, dynamic_shape<R>>> cotangent;
+    /// The cotangent's own node when the backward pass records (create_graph); null otherwise.
+    std::shared_ptr<value_node> cotangent_node;
 
     explicit value_node(Tensor<T, dynamic_shape<R>> v) : value(std::move(v)) {}
     bool has_cotangent() const override { return cotangent.has_value(); }
-    void accumulate(const Tensor<T, dynamic_shape<R>>& g) {
-        if (cotangent)
-            cotangent = Tensor<T, dynamic_shape<R>>(*cotangent + g);
-        else
-            cotangent = g;
+    void clear_cotangent() override {
+        cotangent.reset();
+        cotangent_node.reset();
     }
 };
 
@@ -228,18 +233,52 @@ bool is_recorded(const X& x) {
         return false;
 }
 
+/// v as a Var of a dynamic shape of its rank (a tensor or a number: a constant Var). The
+/// cotangents take this one shape type per dtype and rank, so that a recording backward pass adds
+/// few instantiations to every op's rule.
+template <class X>
+auto as_dynamic_var(const X& x) {
+    const auto v = as_rule_operand(x);
+    using V = std::remove_cvref_t<decltype(v)>;
+    using D = Var<typename V::value_type, dynamic_shape<V::rank>>;
+    if constexpr (std::is_same_v<V, D>)
+        return v;
+    else
+        return D(v);
+}
+
+/// Adds cotangent g to node n's; while the backward pass records, as a recorded sum.
+template <class T, std::size_t R>
+void accumulate(autograd::value_node<T, R>& n, const Var<T, dynamic_shape<R>>& g) {
+    if (!n.cotangent) {
+        n.cotangent = g.value;
+        n.cotangent_node = g.node;
+        return;
+    }
+    const auto sum = as_dynamic_var(Var<T, dynamic_shape<R>>{*n.cotangent, n.cotangent_node} + g);
+    n.cotangent = sum.value;
+    n.cotangent_node = sum.node;
+}
+
+/// Cotangent c, summed back to the shape of x (whose shape c's is a broadcast of) and cast to
+/// x's dtype, added to x's node.
+/// (c and x: Vars of dynamic shapes, as_dynamic_var's.)
+template <class C, class X>
+void send_dynamic_cotangent(const C& c, const X& x) {
+    const auto summed = as_dynamic_var(fn::sum_to(c, x));
+    using T = typename X::value_type;
+    if constexpr (std::is_same_v<typename C::value_type, T>)
+        accumulate(*x.node, summed);
+    else
+        accumulate(*x.node, as_dynamic_var(cast<T>(summed)));
+}
+
 /// Passes cotangent contribution c (of any shape broadcast from x's) to operand x's node.
 template <class C, class X>
 void send_cotangent(const C& c, const X& x) {
     if constexpr (is_var_v<X> && !std::is_same_v<C, fn::no_grad>) {
-        using T = typename X::value_type;
-        if (!x.node)
-            return;
-        const auto summed = fn::sum_to(eager_value(c), x.value);
-        if constexpr (std::is_same_v<typename decltype(summed)::value_type, T>)
-            x.node->accumulate(Tensor<T, dynamic_shape<X::rank>>(summed));
-        else
-            x.node->accumulate(Tensor<T, dynamic_shape<X::rank>>(cast<T>(summed)));
+        if (x.node)
+            send_dynamic_cotangent(as_dynamic_var(c), as_dynamic_var(x));
     }
 }
 
@@ -255,8 +294,12 @@ Var<typename Y::value_type, typename Y::shape_type> record(Y y, const Rule& rule
     if (!autograd::recording() || !(is_recorded(xs) || ...))
         return Var<T, S>{std::move(y), nullptr};
     auto pass = [rule, operands = std::tuple{xs...}](autograd::value_node<T, R>& self) {
-        const Var<T, S> g{Tensor<T, S>(*self.cotangent), nullptr};
-        const Var<T, S> out{Tensor<T, S>(self.value), nullptr};
+        // Recorded Vars (the cotangent's node, this node): a recording backward pass builds the
+        // gradient's graph from them; otherwise nothing records and the nodes go unused.
+        const Var<T, S> g{Tensor<T, S>(*self.cotangent), self.cotangent_node};
+        const Var<T, S> out{
+            Tensor<T, S>(self.value),
+            std::static_pointer_cast<autograd::value_node<T, R>>(self.shared_from_this())};
         std::apply(
             [&](const auto&... x) {
                 [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -460,15 +503,19 @@ Var<T, S> leaf(const Tensor<T, S>& t) {
                      std::make_shared<leaf_node<T, S::rank>>(Tensor<T, dynamic_shape<S::rank>>(t))};
 }
 
-/// Passes the cotangent `seed` of `out` back through the tape to every node it depends on.
-///   autograd::backward(loss, ones_like(loss.value));
-template <class T, class S>
-void backward(const Var<T, S>& out, const Tensor<T, S>& seed) {
-    if (!out.node)
-        return; // out depends on nothing differentiated
+namespace detail {
+/// The backward pass: the cotangent `seed` of `out` (a Var: recorded when the pass records)
+/// passed back through every node out depends on, latest first. With create_graph the rules run
+/// while recording, so each cotangent is a recorded Var (a gradient that can be differentiated
+/// again); otherwise recording is off. Returns the nodes it visited.
+template <class T, std::size_t R>
+std::vector<node*> backward_pass(const std::shared_ptr<value_node<T, R>>& out,
+                                 const Var<T, dynamic_shape<R>>& seed, bool create_graph) {
     std::vector<node*> order;
+    if (!out)
+        return order; // out depends on nothing differentiated
     std::unordered_set<node*> seen;
-    std::vector<node*> stack{out.node.get()};
+    std::vector<node*> stack{out.get()};
     while (!stack.empty()) {
         node* n = stack.back();
         stack.pop_back();
@@ -480,11 +527,29 @@ void backward(const Var<T, S>& out, const Tensor<T, S>& seed) {
     }
     std::sort(order.begin(), order.end(),
               [](const node* a, const node* b) { return a->sequence > b->sequence; });
-    out.node->accumulate(Tensor<T, dynamic_shape<S::rank>>(seed));
-    const no_grad not_recording;
+    staticpy::detail::accumulate(*out, seed);
+    std::optional<no_grad> not_recording;
+    if (!create_graph)
+        not_recording.emplace();
     for (node* n : order)
         if (n->has_cotangent())
             n->pass_back();
+    return order;
+}
+
+/// Forgets the cotangents of the nodes a backward pass visited.
+inline void clear_cotangents(const std::vector<node*>& visited) {
+    for (node* n : visited)
+        n->clear_cotangent();
+}
+} // namespace detail
+
+/// Passes the cotangent `seed` of `out` back through the tape to every node it depends on.
+///   autograd::backward(loss, ones_like(loss.value));
+template <class T, class S>
+void backward(const Var<T, S>& out, const Tensor<T, S>& seed) {
+    using D = Var<T, dynamic_shape<S::rank>>;
+    detail::backward_pass(out.node, D{Tensor<T, dynamic_shape<S::rank>>(seed), nullptr}, false);
 }
 
 /// The gradient a leaf collected (zeros when the output did not depend on it).
@@ -493,6 +558,15 @@ Tensor<T, S> gradient(const Var<T, S>& x) {
     if (x.node && x.node->cotangent)
         return Tensor<T, S>(*x.node->cotangent);
     return zeros_like(x.value);
+}
+
+/// The gradient a leaf collected in a recording backward pass (create_graph), as a Var whose
+/// node records how it was computed (zeros, unrecorded, when the output did not depend on x).
+template <class T, class S>
+Var<T, S> recorded_gradient(const Var<T, S>& x) {
+    if (x.node && x.node->cotangent)
+        return Var<T, S>{Tensor<T, S>(*x.node->cotangent), x.node->cotangent_node};
+    return Var<T, S>{zeros_like(x.value), nullptr};
 }
 
 } // namespace autograd

@@ -134,7 +134,10 @@ struct expand_to_op {
     template <class T, class SX, class L>
     auto operator()(const Tensor<T, SX>& x, const L& like) const {
         using S = like_shape_t<L>;
-        return Tensor<T, S>(x.broadcast_to(shape_of_like(like)));
+        if constexpr (S::rank == 0) // (a zero-dim x: nothing to broadcast)
+            return Tensor<T, S>(x);
+        else
+            return Tensor<T, S>(x.broadcast_to(shape_of_like(like)));
     }
 
     template <std::size_t I, class G, class Y, class X, class L>
