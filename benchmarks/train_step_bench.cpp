@@ -33,6 +33,7 @@
 
 #include <staticpy/grad.hpp>
 #include <staticpy/jit.hpp>
+#include <staticpy/nn/functional.hpp>
 #include <staticpy/nn/optim.hpp>
 #include <staticpy/tensor.hpp>
 
@@ -80,9 +81,8 @@ constexpr std::int64_t label(std::int64_t i) {
 
 // ---- the two models ---------------------------------------------------------------------------
 
-// The loss is cross-entropy with class indices, mean over the batch. nn::functional::cross_entropy
-// had not landed when this was written, so it is spelled out on a precomputed float one-hot target:
-// -(log_softmax(z, 1) * onehot).sum() / batch, which is what cross_entropy computes.
+// The loss is nn::functional::cross_entropy with class indices, mean over the batch (one fused
+// op forward and backward: no probability tensor), as F.cross_entropy in the peers.
 
 struct mlp_small { // 784-128-10, batch 64
     static constexpr const char* name = "784-128-10/b64";
@@ -121,27 +121,12 @@ struct mlp_large { // 784-512-512-10, batch 256
     }
 };
 
-/// loss(params, x, onehot): the mean cross-entropy (see above).
+/// loss(params, x, labels): the mean cross-entropy (see above).
 template <class Model>
 struct loss_fn {
     template <class P, class X, class T>
-    auto operator()(const P& p, const X& x, const T& onehot) const {
-        constexpr float batch = static_cast<float>(decltype(Model::batch)::value);
-        return -(log_softmax(Model::logits(p, x), 1_c) * onehot).sum() / batch;
-    }
-};
-
-/// The forward graph alone, for the breakdown. It returns the log-probabilities beside the loss
-/// (a [batch, 10] output, a few hundred floats) because a graph whose log_softmax is read once,
-/// by the product that is summed, crashes in the CPU evaluator (benchmarks/README.md, issue 10:
-/// jit([](auto a) { return softmax(a, 1_c).sum(); }) segfaults).
-template <class Model>
-struct forward_fn {
-    template <class P, class X, class T>
-    auto operator()(const P& p, const X& x, const T& onehot) const {
-        constexpr float batch = static_cast<float>(decltype(Model::batch)::value);
-        auto logp = log_softmax(Model::logits(p, x), 1_c);
-        return list(-(logp * onehot).sum() / batch, logp);
+    auto operator()(const P& p, const X& x, const T& labels) const {
+        return nn::functional::cross_entropy(Model::logits(p, x), labels);
     }
 };
 
@@ -149,11 +134,11 @@ template <class Model>
 struct problem {
     decltype(Model::make_params()) params = Model::make_params();
     decltype(empty<float>(Model::batch, 784_c)) x = empty<float>(Model::batch, 784_c);
-    decltype(zeros<float>(Model::batch, 10_c)) onehot = zeros<float>(Model::batch, 10_c);
+    decltype(empty<std::int64_t>(Model::batch)) labels = empty<std::int64_t>(Model::batch);
     problem() {
         fill(x, 100, 0.0, 1.0);
         for (std::int64_t i = 0; i < decltype(Model::batch)::value; ++i)
-            onehot(i, label(i)) = 1.0F;
+            labels.data()[i] = label(i);
     }
 };
 
@@ -172,7 +157,7 @@ void staticpy_step(benchmark::State& state, bool eager) {
     auto vg = jit(value_and_grad(loss_fn<Model>{}, 0_c));
     nn::optim::SGD opt(pb.params, {.lr = 0.01});
     for (auto _ : state) {
-        auto [loss, grads] = vg(pb.params, pb.x, pb.onehot);
+        auto [loss, grads] = vg(pb.params, pb.x, pb.labels);
         if constexpr (Update)
             opt.step(grads);
         benchmark::DoNotOptimize(loss.data());
@@ -185,10 +170,10 @@ template <class Model>
 void staticpy_forward(benchmark::State& state) {
     set_num_threads(static_cast<int>(state.range(0)));
     problem<Model> pb;
-    auto f = jit(forward_fn<Model>{});
+    auto f = jit(loss_fn<Model>{}); // the forward graph alone, for the breakdown
     for (auto _ : state) {
-        auto out = f(pb.params, pb.x, pb.onehot);
-        benchmark::DoNotOptimize(out[0_c].data());
+        auto out = f(pb.params, pb.x, pb.labels);
+        benchmark::DoNotOptimize(out.data());
     }
     finish(state);
 }
@@ -258,8 +243,8 @@ void gemm_openblas(benchmark::State& state) {
                        out = static_cast<int>(g.out[l]);
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, out, in, 1.0F, g.X[l].data(),
                         in, g.W[l].data(), in, 0.0F, y[l].data(), out);
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, B, 1.0F,
-                        g.dY[l].data(), out, g.X[l].data(), in, 0.0F, dw[l].data(), in);
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, B, 1.0F, g.dY[l].data(),
+                        out, g.X[l].data(), in, 0.0F, dw[l].data(), in);
             if (l > 0)
                 cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, in, out, 1.0F,
                             g.dY[l].data(), out, g.W[l].data(), in, 0.0F, dx[l].data(), in);
@@ -284,8 +269,7 @@ void add(const std::string& name, Fn fn) {
 template <class Model>
 void register_model() {
     const std::string m = Model::name;
-    add(m + "/staticpy_graph",
-        [](benchmark::State& s) { staticpy_step<Model, true>(s, false); });
+    add(m + "/staticpy_graph", [](benchmark::State& s) { staticpy_step<Model, true>(s, false); });
     add(m + "/staticpy_eager", [](benchmark::State& s) { staticpy_step<Model, true>(s, true); });
     add(m + "/staticpy_grad_only",
         [](benchmark::State& s) { staticpy_step<Model, false>(s, false); });
@@ -306,7 +290,7 @@ void print_trajectory(int steps) {
         auto vg = jit(value_and_grad(loss_fn<Model>{}, 0_c));
         nn::optim::SGD opt(pb.params, {.lr = 0.01});
         for (int i = 0; i < steps; ++i) {
-            auto [loss, grads] = vg(pb.params, pb.x, pb.onehot);
+            auto [loss, grads] = vg(pb.params, pb.x, pb.labels);
             std::printf("trajectory %s %s %d %.9g\n", Model::name,
                         eager ? "staticpy_eager" : "staticpy_graph", i,
                         static_cast<double>(loss.item()));
@@ -330,7 +314,7 @@ int main(int argc, char** argv) {
     }
     register_model<mlp_small>();
     register_model<mlp_large>();
-    benchmark::AddCustomContext("staticpy_cross_entropy", "log_softmax * one-hot");
+    benchmark::AddCustomContext("staticpy_cross_entropy", "nn::functional::cross_entropy");
 #if defined(STATICPY_BENCH_HAVE_OPENBLAS)
     benchmark::AddCustomContext("openblas", OPENBLAS_VERSION);
 #endif
