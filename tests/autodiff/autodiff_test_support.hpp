@@ -80,26 +80,37 @@ struct mode_guard {
     ~mode_guard() { set_context(GRAPH_MODE); }
 };
 
-/// grad(f, (Ks...)) against finite differences, for every argument K in Ks, in both modes:
-/// GRAPH_MODE (the backward graph derived from the traced type) and PYNATIVE_MODE (the tape).
-template <std::size_t... Ks, class F, class... A>
-void check_gradients(const F& f, const A&... args) {
+/// grad(f, (Ks...))(args...) in both modes, GRAPH_MODE (the backward graph derived from the traced
+/// type) and PYNATIVE_MODE (the tape): check(p, k, gradient) for the p-th selected argument,
+/// argument k (both integral_constants).
+template <std::size_t... Ks, class F, class Check, class... A>
+void for_each_gradient(const F& f, const Check& check, const A&... args) {
     const mode_guard restore;
     for (int mode : {GRAPH_MODE, PYNATIVE_MODE}) {
         INFO((mode == GRAPH_MODE ? "GRAPH_MODE" : "PYNATIVE_MODE"));
         set_context(mode);
         const auto grads = grad(f, std::tuple{int_<static_cast<long long>(Ks)>{}...})(args...);
         [&]<std::size_t... P>(std::index_sequence<P...>) {
-            (
-                [&] {
-                    constexpr std::size_t k = std::array<std::size_t, sizeof...(Ks)>{Ks...}[P];
-                    INFO("argument " << k);
-                    require_close(std::get<P>(grads), numeric_gradient<k>(f, args...));
-                }(),
-                ...);
+            (check(std::integral_constant<std::size_t, P>{},
+                   std::integral_constant<std::size_t,
+                                          std::array<std::size_t, sizeof...(Ks)>{Ks...}[P]>{},
+                   std::get<P>(grads)),
+             ...);
         }
         (std::make_index_sequence<sizeof...(Ks)>{});
     }
+}
+
+/// grad(f, (Ks...)) against finite differences, for every argument K in Ks, in both modes.
+template <std::size_t... Ks, class F, class... A>
+void check_gradients(const F& f, const A&... args) {
+    for_each_gradient<Ks...>(
+        f,
+        [&](auto, auto k, const auto& gradient) {
+            INFO("argument " << k());
+            require_close(gradient, numeric_gradient<k()>(f, args...));
+        },
+        args...);
 }
 
 /// The gradient of sum(f(x) * w) for x [2, 5] in [0.2, 2) (where log, sqrt and rsqrt are

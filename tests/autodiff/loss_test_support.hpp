@@ -35,25 +35,16 @@ inline void require_matches(const std::vector<double>& got, const std::vector<do
 template <std::size_t... Ks, class Fn, class... A>
 void check_case(const std::string& name, const std::array<const char*, sizeof...(Ks)>& wrt,
                 bool finite_differences, const Fn& f, const A&... args) {
-    const mode_guard restore;
-    for (int mode : {GRAPH_MODE, PYNATIVE_MODE}) {
-        INFO((mode == GRAPH_MODE ? "GRAPH_MODE" : "PYNATIVE_MODE"));
-        set_context(mode);
-        const auto grads = grad(f, std::tuple{int_<static_cast<long long>(Ks)>{}...})(args...);
-        [&]<std::size_t... P>(std::index_sequence<P...>) {
-            (
-                [&] {
-                    constexpr std::size_t k = std::array<std::size_t, sizeof...(Ks)>{Ks...}[P];
-                    INFO("d" << wrt[P]);
-                    const auto got = loss_reference::values(std::get<P>(grads));
-                    require_matches(got, loss_reference::record("grad/" + name + "/d" + wrt[P]));
-                    if (finite_differences)
-                        require_matches(got, numeric_gradient<k>(f, args...));
-                }(),
-                ...);
-        }
-        (std::make_index_sequence<sizeof...(Ks)>{});
-    }
+    for_each_gradient<Ks...>(
+        f,
+        [&](auto p, auto k, const auto& gradient) {
+            INFO("d" << wrt[p()]);
+            const auto got = loss_reference::values(gradient);
+            require_matches(got, loss_reference::record("grad/" + name + "/d" + wrt[p()]));
+            if (finite_differences)
+                require_matches(got, numeric_gradient<k()>(f, args...));
+        },
+        args...);
 }
 
 inline const auto X = input("X", 4_c, 5_c);
