@@ -40,7 +40,10 @@ if [[ "${BENCH_SKIP_BUILD:-0}" != 1 ]]; then
         -DSTATICPY_BUILD_EXAMPLES=OFF -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_EXPORT_COMPILE_COMMANDS=ON ${BENCH_CMAKE_ARGS:-} >&2
     targets=(train_step_bench)
-    if cmake --build "$build" --target help 2>/dev/null | grep -q train_step_libtorch; then
+    # the target list in a variable first: grep -q on a pipe would exit at the first match and,
+    # under pipefail, the SIGPIPE cmake gets would make the test false
+    target_list="$(cmake --build "$build" --target help 2>/dev/null || true)"
+    if grep -q train_step_libtorch <<<"$target_list"; then
         targets+=(train_step_libtorch) # built when CMake found libtorch
     fi
     for t in "${targets[@]}"; do

@@ -50,6 +50,26 @@ TEST_CASE("linear's derivatives for input, weight and bias") {
                              w, bias);
 }
 
+TEST_CASE("matmul derivatives of an operand stored by columns (a transposed view)") {
+    // The derivative is computed in the operand's layout there, (b @ g^T)^T and (g^T @ a)^T.
+    check_gradients<0, 1>([](auto p, auto q) { return sum(square(matmul(p.t(), q))); },
+                          random_tensor(25, -1, 1, 4_c, 3_c), b);
+    check_gradients<0, 1>([](auto p, auto q) { return sum(square(matmul(p, q.t()))); }, a,
+                          random_tensor(26, -1, 1, 2_c, 4_c));
+}
+
+TEST_CASE("linear's weight gradient comes out contiguous, as the weight (both modes)") {
+    // as PyTorch's mm backward: an optimiser then updates the weight in one flat pass
+    const auto x = random_tensor(27, -1, 1, 5_c, 4_c);
+    const auto w = random_tensor(28, -1, 1, 3_c, 4_c);
+    for_each_gradient<0, 1>([](auto p, auto q) { return sum(tanh(linear(p, q))); },
+                            [](auto, auto k, const auto& gradient) {
+                                INFO("argument " << k());
+                                CHECK(gradient.is_contiguous());
+                            },
+                            x, w);
+}
+
 TEST_CASE("the gradient of a transposed view has the view's shape and strides' values") {
     const auto base = random_tensor(24, -1, 1, 4_c, 3_c);
     const auto xt = base.t();

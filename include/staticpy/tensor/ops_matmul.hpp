@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -312,6 +313,52 @@ auto linear(const Tensor<T, SX>& x, const Tensor<U, SW>& w) {
 
 namespace detail {
 
+/// Whether the 2-D matrix m is stored column by column, as the transposed view w.t() of a
+/// contiguous w (linear's weight): strides {1, rows}, PyTorch's test in its mm backward. A bool
+/// read from the strides of a tensor (a Var's value); graph/tracer.hpp specializes it for traced
+/// values, where the node's type tells at compile time (std::true_type / std::false_type).
+template <class M>
+struct stored_by_columns {
+    static bool of(const M& m) {
+        if constexpr (requires { m.strides(); })
+            return m.sizes()[1] > 1 && m.strides()[0] == 1 && m.strides()[1] == m.sizes()[0];
+        else
+            return stored_by_columns<std::remove_cvref_t<decltype(m.value)>>::of(m.value);
+    }
+};
+
+/// matmul_vjp of two matrices: g @ bᵀ (I = 0) and aᵀ @ g (I = 1), computed in the layout of the
+/// operand they are the gradient of. For an operand stored by columns (w.t() in linear) it is the
+/// transposed product, (b @ gᵀ)ᵀ or (gᵀ @ a)ᵀ, so that the view's derivative, a transpose again,
+/// gives w's gradient contiguous like w (as PyTorch's mm_mat2_backward): an optimiser then reads it
+/// in one flat pass instead of a strided one.
+template <std::size_t I, class G, class A, class B>
+auto matmul_vjp_2d(const G& g, const A& a, const B& b) {
+    const auto plain = [&] {
+        if constexpr (I == 0)
+            return matmul(g, b.t());
+        else
+            return matmul(a.t(), g);
+    };
+    const auto by_columns = [&] {
+        if constexpr (I == 0)
+            return matmul(b, g.t()).t();
+        else
+            return matmul(g.t(), a).t();
+    };
+    using operand = std::remove_cvref_t<std::tuple_element_t<I, std::tuple<A, B>>>;
+    const auto layout = stored_by_columns<operand>::of(std::get<I>(std::tie(a, b)));
+    if constexpr (std::is_same_v<std::remove_const_t<decltype(layout)>, bool>) {
+        if (layout)
+            return by_columns();
+        return plain();
+    } else if constexpr (decltype(layout)::value) {
+        return by_columns();
+    } else {
+        return plain();
+    }
+}
+
 /// torch.matmul's derivative for operand I (0: a, 1: b), given the cotangent g of a @ b: g @ bᵀ
 /// and aᵀ @ g, with a 1-D operand read as a row (a) or a column (b) and summed back over the batch
 /// dims it was broadcast along. Written in the ops, so it runs on tensors and traced values alike.
@@ -327,10 +374,7 @@ auto matmul_vjp(const G& g, const A& a, const B& b) {
         else
             return g * a;
     } else if constexpr (ra == 2 && rb == 2) {
-        if constexpr (I == 0)
-            return matmul(g, b.t());
-        else
-            return matmul(a.t(), g);
+        return matmul_vjp_2d<I>(g, a, b);
     } else if constexpr (ra == 1) { // [k] @ [..., k, n] -> [..., n]
         if constexpr (I == 0)
             return fn::sum_to(matmul(g.unsqueeze(-2_c), b.transpose(-2_c, -1_c)), a);
