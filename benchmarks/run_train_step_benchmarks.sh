@@ -262,7 +262,7 @@ print("Thread settings (the fastest of each, by median; torch = intra-op threads
       "openblas_set_num_threads):\n")
 settings = sorted({k[2] for k in med}, key=lambda s: (("torch" in s), s))
 variants = [v for v, _ in COLS] + ["staticpy_grad_only", "staticpy_forward"]
-names = dict(COLS, staticpy_grad_only="staticpy graph, no SGD step",
+names = dict(COLS, staticpy_grad_only="staticpy graph, no SGD update",
              staticpy_forward="staticpy forward graph only")
 print("| model | case | fastest | " + " | ".join(short(s) for s in settings) + " |")
 print("|---|---|---|" + "---:|" * len(settings))

@@ -1,9 +1,11 @@
 // Issue 10: one training step (forward, cross-entropy, backward, SGD) of an MLP, in steps/s.
 //
-//   staticpy_graph      auto vg = jit(value_and_grad(loss, 0_c)); then opt.step(grads) with
-//                       nn::optim::SGD(params, {.lr = 0.01}): one graph, then the fused update
-//   staticpy_eager      the same code in PYNATIVE_MODE (the tape)
-//   staticpy_grad_only  the graph step without opt.step (where the time goes)
+//   staticpy_graph      nn::TrainOneStep(loss, opt) with nn::optim::SGD(params, {.lr = 0.01}):
+//                       forward, backward and update as one graph, each weight's update in the
+//                       epilogue of its gradient's GEMM, written over the weight
+//   staticpy_eager      the same code in PYNATIVE_MODE (the tape, then SGD's fused loop)
+//   staticpy_grad_only  jit(value_and_grad(loss, 0_c)) alone: the graph without the update
+//                       (where the time goes)
 //   staticpy_forward    the forward graph alone, jit(loss) (where the time goes)
 //   gemm_staticpy       the step's GEMMs alone through staticpy's matmul (eager, on the same
 //                       operands and transposed views PyTorch multiplies): the floor
@@ -35,6 +37,7 @@
 #include <staticpy/jit.hpp>
 #include <staticpy/nn/functional.hpp>
 #include <staticpy/nn/optim.hpp>
+#include <staticpy/nn/train_step.hpp>
 #include <staticpy/tensor.hpp>
 
 #if defined(STATICPY_BENCH_HAVE_OPENBLAS)
@@ -154,13 +157,19 @@ void staticpy_step(benchmark::State& state, bool eager) {
     set_num_threads(static_cast<int>(state.range(0)));
     set_context(eager ? PYNATIVE_MODE : GRAPH_MODE);
     problem<Model> pb;
-    auto vg = jit(value_and_grad(loss_fn<Model>{}, 0_c));
-    nn::optim::SGD opt(pb.params, {.lr = 0.01});
-    for (auto _ : state) {
-        auto [loss, grads] = vg(pb.params, pb.x, pb.labels);
-        if constexpr (Update)
-            opt.step(grads);
-        benchmark::DoNotOptimize(loss.data());
+    if constexpr (Update) {
+        nn::optim::SGD opt(pb.params, {.lr = 0.01});
+        nn::TrainOneStep step(loss_fn<Model>{}, opt);
+        for (auto _ : state) {
+            auto loss = step(pb.x, pb.labels);
+            benchmark::DoNotOptimize(loss.data());
+        }
+    } else {
+        auto vg = jit(value_and_grad(loss_fn<Model>{}, 0_c));
+        for (auto _ : state) {
+            auto [loss, grads] = vg(pb.params, pb.x, pb.labels);
+            benchmark::DoNotOptimize(loss.data());
+        }
     }
     set_context(GRAPH_MODE);
     finish(state);
@@ -287,15 +296,12 @@ void print_trajectory(int steps) {
     for (const bool eager : {false, true}) {
         set_context(eager ? PYNATIVE_MODE : GRAPH_MODE);
         problem<Model> pb;
-        auto vg = jit(value_and_grad(loss_fn<Model>{}, 0_c));
         nn::optim::SGD opt(pb.params, {.lr = 0.01});
-        for (int i = 0; i < steps; ++i) {
-            auto [loss, grads] = vg(pb.params, pb.x, pb.labels);
+        nn::TrainOneStep step(loss_fn<Model>{}, opt);
+        for (int i = 0; i < steps; ++i)
             std::printf("trajectory %s %s %d %.9g\n", Model::name,
                         eager ? "staticpy_eager" : "staticpy_graph", i,
-                        static_cast<double>(loss.item()));
-            opt.step(grads);
-        }
+                        static_cast<double>(step(pb.x, pb.labels).item()));
     }
     set_context(GRAPH_MODE);
 }

@@ -55,7 +55,6 @@ inline int get_context() {
     return detail::context_mode().load();
 }
 
-
 /// A function that runs as a fused static graph (GRAPH_MODE) or op by op (PYNATIVE_MODE).
 template <class F>
 class jit_function {
@@ -85,21 +84,58 @@ public:
 
     /// Evaluates the function's one output into `out` (same sizes; any strides) without
     /// allocating it: f.into(y, x) is y[...] = f(x). `out` may be one of the arguments.
+    /// Given a structure like the result's (std::tuple, list, dict), writes each output into the
+    /// tensor at its place, as one graph: f.into(std::tuple(loss, params), params, x) writes the
+    /// new parameters into the parameters, every read of them before the writes.
     template <class Out, class... Args>
     void into(Out& out, const Args&... args) const {
         using eager_t = decltype(f_(args...));
-        static_assert(is_tensor_v<eager_t>,
-                      "staticpy: TypeError: into() takes a function with one output");
-        if constexpr (is_tensor_v<eager_t>) {
+        if constexpr (!is_tensor_v<Out>) {
+            static_assert(graph::tensor_leaves_v<Out> == graph::tensor_leaves_v<eager_t>,
+                          "staticpy: TypeError: into(): the outputs are not the result's "
+                          "structure");
             if (get_context() == PYNATIVE_MODE) {
-                out.copy_(f_(args...));
+                const auto result = f_(args...); // computed whole before any write
+                copy_leaves(graph::tensors_of(out), graph::tensors_of(result));
                 return;
             }
-            into_graph(out, args...);
+            graph::trace<F, Args...> t(f_, args...);
+            t.template with_program<void>([&](auto tag, const auto& nodes) {
+                using numbered = typename decltype(tag)::type;
+                backend::cpu::evaluator<typename numbered::prog, decltype(t.inputs),
+                                        numbered::roots>
+                    ev(nodes, t.inputs);
+                ev.materialize_all();
+                ev.values_into(graph::tensors_of(out));
+            });
+        } else {
+            static_assert(is_tensor_v<eager_t>,
+                          "staticpy: TypeError: into() takes a function with one output");
+            if constexpr (is_tensor_v<eager_t>) {
+                if (get_context() == PYNATIVE_MODE) {
+                    out.copy_(f_(args...));
+                    return;
+                }
+                into_graph(out, args...);
+            }
         }
     }
 
 private:
+    template <class... Out, class... Src>
+    static void copy_leaves(const std::tuple<const Out&...>& out,
+                            const std::tuple<const Src&...>& src) {
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            (
+                [&] {
+                    auto handle = std::get<I>(out); // writes reach the caller's elements
+                    handle.copy_(std::get<I>(src));
+                }(),
+                ...);
+        }
+        (std::index_sequence_for<Out...>{});
+    }
+
     template <class Out, class... Args>
     void into_graph(Out& out, const Args&... args) const {
         graph::trace<F, Args...> t(f_, args...);

@@ -104,7 +104,9 @@ TEST_CASE("jit(value_and_grad(f)) runs forward and backward as one graph") {
     require_close(g, numeric_gradient<0>(loss, w, x));
     const std::string ir = dump(step, w, x);
     INFO(ir);
-    CHECK(ir.find("grad_input") != std::string::npos);
+    // the marks of what is differentiated are gone once the backward graph is built: w is read
+    // in place, not copied through an identity
+    CHECK(ir.find("grad_input") == std::string::npos);
     // tanh is computed once: the backward graph's tanh is the forward's node
     CHECK(ir.find("tanh") == ir.rfind("tanh"));
 }

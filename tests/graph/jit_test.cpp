@@ -270,6 +270,38 @@ TEST_CASE("jit: matmul, batched matmul and linear with epilogues") {
                x, w, w2);
 }
 
+TEST_CASE("jit: into() writes several outputs over their destinations, reads first") {
+    auto g = gen();
+    const auto a0 = randn(4_c, 3_c, g);
+    const auto b0 = randn(4_c, 3_c, g);
+    for (int mode : {GRAPH_MODE, PYNATIVE_MODE}) {
+        INFO((mode == GRAPH_MODE ? "GRAPH_MODE" : "PYNATIVE_MODE"));
+        set_context(mode);
+        // each output's destination is the other's operand: both read before either is written
+        auto a = a0.clone();
+        auto b = b0.clone();
+        auto swapped = std::tuple(b, a);
+        jit([](auto x, auto y) { return std::tuple(x + y, x * 2.0f); }).into(swapped, a, b);
+        graph_test::require_same(b, a0 + b0, 0, 0);
+        graph_test::require_same(a, a0 * 2.0f, 0, 0);
+        // an update in place, p - lr * (x^T @ y), and a GEMM with a bias epilogue into a fresh
+        // tensor, in a dict like the result's
+        auto p = randn(3_c, 5_c, g);
+        const auto p0 = p.clone();
+        const auto x = randn(6_c, 3_c, g);
+        const auto y = randn(6_c, 5_c, g);
+        const auto bias = randn(5_c, g);
+        auto h = empty<float>(6_c, 5_c);
+        auto outs = dict("p"_s = p, "h"_s = h);
+        jit([](auto pp, auto lr, auto xx, auto yy, auto bb) {
+            return dict("p"_s = pp - lr * matmul(xx.t(), yy), "h"_s = relu(matmul(xx, pp) + bb));
+        }).into(outs, p, 0.5f, x, y, bias);
+        graph_test::require_same(p, p0 - 0.5f * matmul(x.t(), y), 1e-5, 1e-5);
+        graph_test::require_same(h, relu(matmul(x, p0) + bias), 1e-5, 1e-5);
+    }
+    set_context(GRAPH_MODE);
+}
+
 TEST_CASE("jit: views inside graphs") {
     auto g = gen();
     auto x = randn(4_c, 6_c, g);

@@ -236,6 +236,12 @@ TEST_CASE("passes: bias and activation after a matmul run in its epilogue") {
     });
     CHECK(dump(red, x, w).find("epilogue") == std::string::npos);
     both_modes(red, x, w);
+    // A kernel that also reads a matrix as large as the product (a residual, a parameter it
+    // updates) runs as one flat pass after the GEMM: the epilogue would read it panel by panel.
+    auto residual = jit([](auto p, auto q, auto r) { return relu(matmul(p, q) + r); });
+    auto full = randn(std::int64_t{100}, std::int64_t{90});
+    CHECK(dump(residual, x, w, full).find("epilogue") == std::string::npos);
+    graph_test::require_same(residual(x, w, full), relu(matmul(x, w) + full), 1e-4, 1e-4);
     // An operand that broadcasts the result beyond the matmul's shape: no epilogue at run time.
     auto bc = jit([](auto p, auto q, auto r) { return matmul(p, q) + r; });
     auto row = randn(std::int64_t{1}, std::int64_t{70});

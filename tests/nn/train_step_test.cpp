@@ -1,6 +1,11 @@
 // nn::TrainOneStep: forward, loss, backward and the optimiser's update per call, in both modes,
 // against PyTorch 1.13's numbers for the same problem.
 
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include <staticpy/nn/train_step.hpp>
@@ -38,4 +43,67 @@ TEST_CASE("TrainOneStep: three SGD steps with momentum on a linear model, as PyT
         CHECK(&step.optimizer() == &opt);
     }
     set_context(GRAPH_MODE);
+}
+
+TEST_CASE("TrainOneStep with plain SGD runs the update inside the graph, as the eager step") {
+    // A two-layer MLP with cross-entropy: in GRAPH_MODE each weight's update runs in the
+    // epilogue of the GEMM that produces its gradient and is written over the parameter; the
+    // parameters after three steps are PYNATIVE_MODE's (the tape, then SGD's fused loop).
+    auto make_params = [] {
+        return dict(
+            "fc1.weight"_s = randn<float>(8_c, 5_c) * 0.5f, "fc1.bias"_s = randn<float>(8_c),
+            "fc2.weight"_s = randn<float>(3_c, 8_c) * 0.5f, "fc2.bias"_s = randn<float>(3_c));
+    };
+    manual_seed(7);
+    const auto initial = make_params();
+    const auto x = randn<float>(6_c, 5_c);
+    const auto labels = tensor<std::int64_t>({0, 2, 1, 1, 0, 2});
+    auto loss_fn = [](const auto& p, const auto& in, const auto& target) {
+        const auto h = relu(linear(in, p["fc1.weight"_s], p["fc1.bias"_s]));
+        return nn::functional::cross_entropy(linear(h, p["fc2.weight"_s], p["fc2.bias"_s]), target);
+    };
+    for (bool maximize : {false, true}) {
+        INFO("maximize " << maximize);
+        auto run = [&](int mode) {
+            set_context(mode);
+            auto params = dict("fc1.weight"_s = initial["fc1.weight"_s].clone(),
+                               "fc1.bias"_s = initial["fc1.bias"_s].clone(),
+                               "fc2.weight"_s = initial["fc2.weight"_s].clone(),
+                               "fc2.bias"_s = initial["fc2.bias"_s].clone());
+            nn::optim::SGD opt(params, {.lr = 0.1, .maximize = maximize});
+            nn::TrainOneStep step(loss_fn, opt);
+            std::vector<float> losses;
+            for (int i = 0; i < 3; ++i)
+                losses.push_back(step(x, labels).item());
+            set_context(GRAPH_MODE);
+            return std::pair{params, losses};
+        };
+        const auto [graph_params, graph_losses] = run(GRAPH_MODE);
+        const auto [eager_params, eager_losses] = run(PYNATIVE_MODE);
+        for (std::size_t i = 0; i < graph_losses.size(); ++i)
+            CHECK(graph_losses[i] == Approx(eager_losses[i]).epsilon(1e-6));
+        CHECK(max(abs(graph_params["fc1.weight"_s] - eager_params["fc1.weight"_s])).item() < 1e-6);
+        CHECK(max(abs(graph_params["fc1.bias"_s] - eager_params["fc1.bias"_s])).item() < 1e-6);
+        CHECK(max(abs(graph_params["fc2.weight"_s] - eager_params["fc2.weight"_s])).item() < 1e-6);
+        CHECK(max(abs(graph_params["fc2.bias"_s] - eager_params["fc2.bias"_s])).item() < 1e-6);
+        // the steps moved the parameters (down the loss, or up it to maximize)
+        CHECK((maximize ? graph_losses[2] > graph_losses[0] : graph_losses[2] < graph_losses[0]));
+    }
+    // the dump shows the update inside the graph: the learning rate is a scalar of the program,
+    // and its outputs are the loss and the four new parameters
+    auto params = make_params();
+    nn::optim::SGD opt(params, {.lr = 0.1});
+    nn::TrainOneStep step(loss_fn, opt);
+    const std::string ir = step.dump(x, labels);
+    INFO(ir);
+    CHECK(ir.find("scalar -0.1") != std::string::npos);
+    const std::string returned =
+        ir.substr(ir.find("return "), ir.find('\n', ir.find("return ")) - ir.find("return "));
+    CHECK(std::count(returned.begin(), returned.end(), '%') == 5);
+    CHECK(ir.find("grad_input") == std::string::npos);
+    // with momentum, the graph ends at the gradients (the loss and four gradients) and SGD's loop
+    // updates
+    nn::optim::SGD with_momentum(params, {.lr = 0.1, .momentum = 0.9});
+    nn::TrainOneStep momentum_step(loss_fn, with_momentum);
+    CHECK(momentum_step.dump(x, labels).find("scalar") == std::string::npos);
 }

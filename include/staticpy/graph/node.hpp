@@ -288,6 +288,19 @@ STATICPY_GRAPH_OPAQUE_OP(unsqueeze)
 STATICPY_GRAPH_OPAQUE_OP(contiguous)
 #undef STATICPY_GRAPH_OPAQUE_OP
 
+/// Whether view op Op swaps the two dims of a matrix: t(), or transpose with compile-time dims.
+template <class Op>
+struct swaps_matrix_dims : std::false_type {};
+template <class... A>
+struct swaps_matrix_dims<t_op<A...>> : std::true_type {};
+template <class D0, class D1>
+struct swaps_matrix_dims<transpose_op<D0, D1>> : std::bool_constant<[] {
+    if constexpr (is_int_constant_v<D0> && is_int_constant_v<D1>)
+        return (D0::value + 2) % 2 != (D1::value + 2) % 2;
+    else
+        return false; // dims known at run time only
+}()> {};
+
 // ---- traits -------------------------------------------------------------------------------------
 
 /// Whether a node, or any node under it, carries run-time attributes.

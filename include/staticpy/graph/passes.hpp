@@ -15,11 +15,17 @@
 // Common-subexpression elimination is the numbering of program.hpp; fusion is the evaluator's
 // regions (program.hpp, backend/cpu/fused.hpp).
 
+#include <cstddef>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include "staticpy/graph/node.hpp"
+
+namespace staticpy::fn {
+template <class Tag, std::size_t K>
+struct grad_input;
+} // namespace staticpy::fn
 
 namespace staticpy::graph {
 
@@ -45,6 +51,12 @@ constexpr bool is_ew_of() {
     else
         return false;
 }
+
+/// Whether functor F is a grad's mark of what it differentiates against (graph/autodiff.hpp).
+template <class F>
+struct is_grad_input : std::false_type {};
+template <class Tag, std::size_t K>
+struct is_grad_input<fn::grad_input<Tag, K>> : std::true_type {};
 
 /// x as a node of type Want: x itself when it is one, a cast otherwise. Shape types must agree.
 template <class Want, class X>
@@ -156,7 +168,12 @@ auto simplify_ew(const ew<F, Cs...>& n) {
     } else if constexpr (sizeof...(Cs) == 1) {
         using X = std::tuple_element_t<0, std::tuple<Cs...>>;
         const X& x = std::get<0>(n.children);
-        if constexpr (std::is_same_v<F, fn::neg> && is_ew_of<X, fn::neg>()) {
+        if constexpr (is_grad_input<F>::value) {
+            // The mark of what a grad differentiates against: its backward graph is built by
+            // now (simplify runs on a finished trace), and the identity would cost a copy where
+            // a view or a GEMM reads it.
+            return x;
+        } else if constexpr (std::is_same_v<F, fn::neg> && is_ew_of<X, fn::neg>()) {
             return std::get<0>(x.children); // -(-y) == y, same type and shape
         } else if constexpr ((std::is_same_v<F, fn::relu> ||
                               std::is_same_v<F, fn::abs>)&&is_ew_of<X, F>()) {
@@ -172,6 +189,29 @@ auto simplify_ew(const ew<F, Cs...>& n) {
         }
     } else {
         return n;
+    }
+}
+
+/// x.t().t() -> x (and transposes of a matrix's two dims, any pair of them): the gradient of
+/// linear's weight is the transposed product seen through the transpose of w.t() (ops_matmul.hpp's
+/// matmul_vjp_2d); without the two views, the product feeds the weight's update directly (a GEMM
+/// epilogue).
+template <class N>
+auto simplify_view(const N& n) {
+    if constexpr (N::kind != node_kind::opaque) {
+        return n;
+    } else if constexpr (N::shape_type::rank != 2 ||
+                         !swaps_matrix_dims<typename N::op_type>::value) {
+        return n;
+    } else {
+        using X = std::tuple_element_t<0, typename N::children_type>;
+        if constexpr (X::kind != node_kind::opaque) {
+            return n;
+        } else if constexpr (swaps_matrix_dims<typename X::op_type>::value) {
+            return std::get<0>(std::get<0>(n.children).children);
+        } else {
+            return n;
+        }
     }
 }
 
@@ -203,7 +243,7 @@ auto simplify(const N& n) {
         // reduce, matmul, opaque: simplify the operands, keep the node's own attributes.
         auto children =
             std::apply([](const auto&... c) { return std::tuple{simplify(c)...}; }, n.children);
-        return rebuild_with(n, children);
+        return detail::simplify_view(rebuild_with(n, children));
     }
 }
 

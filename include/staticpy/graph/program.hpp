@@ -299,9 +299,33 @@ constexpr std::size_t readers(const std::array<std::size_t, NumRoots>& roots) {
     return n;
 }
 
+/// Whether slot S's value is a matrix as large as any it is combined with: rank 2, neither extent
+/// a compile-time 1 (a bias row or column broadcasts; a dynamic extent may not).
+template <class Prog, std::size_t S>
+constexpr bool is_full_matrix() {
+    using shape = typename Prog::template node_at<S>::shape_type;
+    if constexpr (shape::rank != 2)
+        return false;
+    else
+        return !std::is_same_v<shape_extent_t<shape, 0>, int_<1>> &&
+               !std::is_same_v<shape_extent_t<shape, 1>, int_<1>>;
+}
+
+/// Whether region R reads a full matrix (is_full_matrix) other than slot M.
+template <class Prog, std::size_t R, std::size_t M>
+constexpr bool reads_full_matrix_besides() {
+    return []<std::size_t... S>(std::index_sequence<S...>) {
+        return ((S != M && region<Prog, R>::is_leaf(S) && is_full_matrix<Prog, S>()) || ...);
+    }
+    (std::make_index_sequence<Prog::size>{});
+}
+
 /// The matmul slot whose epilogue output slot R's fused kernel runs in (Prog::size if none): a
 /// 2-D float or double matmul of R's dtype and rank that no kernel but R's reads. The GEMM
-/// then writes R's buffer and R's kernel runs over each finished block of it.
+/// then writes R's buffer and R's kernel runs over each finished block of it. Not when R's
+/// kernel also reads a matrix as large as the product (a parameter it updates, an activation):
+/// the GEMM finishes its blocks panel by panel, column block after column block, and that
+/// matrix, read in the same order, costs more than one flat pass after the GEMM.
 template <class Prog, std::size_t R, std::size_t NumRoots>
 constexpr std::size_t epilogue_of(const std::array<std::size_t, NumRoots>& roots) {
     using root = typename Prog::template node_at<R>;
@@ -317,7 +341,8 @@ constexpr std::size_t epilogue_of(const std::array<std::size_t, NumRoots>& roots
                                       std::is_same_v<typename m::value_type,
                                                      typename root::value_type>)
                             if (found == Prog::size && region<Prog, R>::is_leaf(S) &&
-                                readers<Prog, S>(roots) == 1)
+                                readers<Prog, S>(roots) == 1 &&
+                                !reads_full_matrix_besides<Prog, R, S>())
                                 found = S;
                     }
                 }(),

@@ -236,19 +236,6 @@ requires(is_tracer_v<X> || is_tracer_v<W> || is_tracer_v<B>) auto linear(const X
 }
 
 namespace detail {
-/// Whether view op Op swaps the two dims of a matrix: t(), or transpose with compile-time dims.
-template <class Op>
-struct swaps_matrix_dims : std::false_type {};
-template <class... A>
-struct swaps_matrix_dims<t_op<A...>> : std::true_type {};
-template <class D0, class D1>
-struct swaps_matrix_dims<transpose_op<D0, D1>> : std::bool_constant<[] {
-    if constexpr (is_int_constant_v<D0> && is_int_constant_v<D1>)
-        return (D0::value + 2) % 2 != (D1::value + 2) % 2;
-    else
-        return false; // dims known at run time only
-}()> {};
-
 /// A traced matrix is stored by columns when its node is the transpose view of another (x.t(), or
 /// x.transpose(0, 1) with compile-time dims): matmul_vjp then computes the gradient in that layout
 /// (ops_matmul.hpp), decided at compile time, as the two forms are different graphs.
@@ -256,7 +243,7 @@ template <class N>
 struct stored_by_columns<Tracer<N>> {
     static constexpr auto of(const Tracer<N>&) {
         if constexpr (N::kind == graph::node_kind::opaque && N::shape_type::rank == 2)
-            return std::bool_constant<swaps_matrix_dims<typename N::op_type>::value>{};
+            return std::bool_constant<graph::swaps_matrix_dims<typename N::op_type>::value>{};
         else
             return std::false_type{};
     }

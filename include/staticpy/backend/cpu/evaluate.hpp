@@ -58,11 +58,10 @@ struct softmax_kind<graph::softmax_op<A...>> : std::integral_constant<int, 1> {}
 template <class... A>
 struct softmax_kind<graph::log_softmax_op<A...>> : std::integral_constant<int, 2> {};
 
-/// Whether writing `out` element by element while reading `in` could read an element already
-/// written: their memory overlaps and they are not the very same view.
-template <class Out, class In>
-bool unsafe_alias(const Out& out, const In& in) {
-    if (out.numel() == 0 || in.numel() == 0)
+/// Whether the memory spans of tensors a and b overlap (an element of one may be one of the other).
+template <class A, class B>
+bool overlaps(const A& a, const B& b) {
+    if (a.numel() == 0 || b.numel() == 0)
         return false;
     auto range = [](const auto& t) {
         auto lo = reinterpret_cast<std::uintptr_t>(t.data());
@@ -74,9 +73,16 @@ bool unsafe_alias(const Out& out, const In& in) {
         }
         return std::pair{lo, hi + sizeof(*t.data())};
     };
-    const auto [a0, a1] = range(out);
-    const auto [b0, b1] = range(in);
-    if (a1 <= b0 || b1 <= a0)
+    const auto [a0, a1] = range(a);
+    const auto [b0, b1] = range(b);
+    return !(a1 <= b0 || b1 <= a0);
+}
+
+/// Whether writing `out` element by element while reading `in` could read an element already
+/// written: their memory overlaps and they are not the very same view.
+template <class Out, class In>
+bool unsafe_alias(const Out& out, const In& in) {
+    if (!overlaps(out, in))
         return false;
     // Overlapping: safe only as the very same view (each element read then written in place).
     if constexpr (std::is_same_v<typename Out::value_type, typename In::value_type> &&
@@ -113,7 +119,8 @@ public:
         (std::make_index_sequence<Roots.size()>{});
         constexpr auto epilogue_slot = []<std::size_t... S>(std::index_sequence<S...>) {
             return std::array<std::size_t, N>{epilogue_of<S>()...};
-        }(std::make_index_sequence<N>{});
+        }
+        (std::make_index_sequence<N>{});
         for (std::size_t s = 0; s < N; ++s)
             for (std::size_t k = 0; k < Prog::arity[s]; ++k)
                 if (Prog::materialized[s] && Prog::operand_reads[s][k])
@@ -209,6 +216,19 @@ public:
             else
                 store<S>(out);
         }
+    }
+
+    /// Writes output K into std::get<K>(outs) for every output (tensor handles, in the order of
+    /// Roots; same sizes, any strides): the form in which a whole training step writes each new
+    /// parameter into the parameter itself (nn::TrainOneStep). Every read comes before the write
+    /// it could see: the GEMM operands of the outputs computed in an epilogue are computed first,
+    /// and an output whose destination another output reads (a leaf of its kernel, the tensor it
+    /// copies, a GEMM operand), or that its own GEMM reads, is computed into a temporary before
+    /// any destination is written and copied last.
+    template <class Outs>
+    void values_into(const Outs& outs) {
+        static_assert(std::tuple_size_v<Outs> == Roots.size());
+        values_into(outs, std::make_index_sequence<Roots.size()>{});
     }
 
     /// The run-time shape of slot S.
@@ -323,6 +343,168 @@ private:
         constexpr auto ops = Prog::template instr_at<S>::operands;
         std::get<S>(results_) =
             staticpy::matmul(operand_tensor<ops[0]>(), operand_tensor<ops[1]>());
+    }
+
+    // ---- values_into: outputs written into the caller's tensors -------------------------------
+
+    template <class Outs, std::size_t... I>
+    void values_into(const Outs& outs, std::index_sequence<I...>) {
+        auto operands = std::tuple{gemm_operands<Roots[I]>()...};
+        const std::array<bool, sizeof...(I)> via_temporary{
+            needs_temporary<I>(outs, operands, std::index_sequence<I...>{})...};
+        auto temporaries =
+            std::tuple{temporary_of<Roots[I]>(via_temporary[I], std::get<I>(operands))...};
+        (write_output<Roots[I]>(!via_temporary[I], std::get<I>(operands), std::get<I>(outs)), ...);
+        (copy_temporary(std::get<I>(temporaries), std::get<I>(outs)), ...);
+    }
+
+    /// Whether output I goes through a temporary: its destination is read by another output
+    /// (or by its own GEMM), or it is a direct softmax output (which computes its operand as it
+    /// writes).
+    template <std::size_t I, class Outs, class Operands, std::size_t... J>
+    bool needs_temporary(const Outs& outs, const Operands& operands, std::index_sequence<J...>) {
+        const auto& out = std::get<I>(outs);
+        return direct_output<Roots[I]>() || reads_in_gemm(std::get<I>(operands), out) ||
+               ((J != I &&
+                 (reads_at_write<Roots[J]>(out) || reads_in_gemm(std::get<J>(operands), out))) ||
+                ...);
+    }
+
+    template <class Temporary, class Out>
+    static void copy_temporary(const Temporary& temporary, const Out& out_handle) {
+        if (temporary) {
+            Out out = out_handle; // a handle: writes reach the caller's elements
+            out.copy_(*temporary);
+        }
+    }
+
+    /// The operands of the GEMM whose epilogue computes output R (a pair of tensors), or nothing.
+    template <std::size_t R>
+    auto gemm_operands() {
+        if constexpr (epilogue_of<R>() != N && !direct_output<R>()) {
+            constexpr auto ops = Prog::template instr_at<epilogue_of<R>()>::operands;
+            return std::tuple{operand_tensor<ops[0]>(), operand_tensor<ops[1]>()};
+        } else {
+            return std::tuple{};
+        }
+    }
+
+    /// Whether tensors `read` (GEMM operands) overlap `out` in memory.
+    template <class... Read, class Out>
+    static bool reads_in_gemm(const std::tuple<Read...>& read, const Out& out) {
+        return std::apply([&](const auto&... r) { return (detail::overlaps(out, r) || ...); },
+                          read);
+    }
+
+    /// Whether writing output S reads memory that overlaps `out`, apart from its GEMM operands:
+    /// its kernel's leaves, or the tensor it copies.
+    template <std::size_t S, class Out>
+    bool reads_at_write(const Out& out) const {
+        using node = typename Prog::template node_at<S>;
+        if constexpr (direct_output<S>()) {
+            return false; // computed into a temporary, before any output is written
+        } else if constexpr (node::materialized) {
+            return detail::overlaps(out, tensor<S>());
+        } else if constexpr (graph::is_number_node_v<node>) {
+            return false;
+        } else {
+            bool read = false;
+            [&]<std::size_t... L>(std::index_sequence<L...>) {
+                (
+                    [&] {
+                        if constexpr (kernel_t<S>::region::is_leaf(L) && L != epilogue_of<S>())
+                            read = read || detail::overlaps(out, tensor<L>());
+                    }(),
+                    ...);
+            }
+            (std::make_index_sequence<N>{});
+            return read;
+        }
+    }
+
+    /// Output S in a new tensor when `needed`, from its prepared GEMM operands if it has them.
+    template <std::size_t S, class Operands>
+    auto temporary_of(bool needed, const Operands& operands) {
+        using node = typename Prog::template node_at<S>;
+        std::optional<Tensor<typename node::value_type, typename node::shape_type>> t;
+        if (needed) {
+            if constexpr (std::tuple_size_v<Operands> == 2) {
+                t.emplace(shape_of<S>());
+                epilogue_into<S>(std::get<0>(operands), std::get<1>(operands), *t);
+            } else {
+                t.emplace(value<S>());
+            }
+        }
+        return t;
+    }
+
+    /// Output S straight into `out`, when `wanted`.
+    template <std::size_t S, class Operands, class Out>
+    void write_output(bool wanted, const Operands& operands, const Out& out_handle) {
+        if (!wanted)
+            return;
+        Out out = out_handle; // a handle: writes reach the caller's elements
+        if constexpr (std::tuple_size_v<Operands> == 2)
+            epilogue_into<S>(std::get<0>(operands), std::get<1>(operands), out);
+        else
+            value_into<S>(out);
+    }
+
+    /// Output R, which the GEMM a @ b at slot epilogue_of<R>() feeds, into `out`: the product in
+    /// a temporary, R's kernel over each finished block of it writing `out` (any strides). `out`
+    /// may be a leaf of R's kernel read as the same view (p - lr * (gᵀ @ x) into p).
+    template <std::size_t R, class A, class B, class Out>
+    void epilogue_into(const A& a, const B& b, Out& out) {
+        constexpr std::size_t M = epilogue_of<R>();
+        using node = typename Prog::template node_at<R>;
+        using T = typename node::value_type;
+        static_assert(Out::rank == 2,
+                      "staticpy: RuntimeError: into(): the output's rank is not the result's");
+        using m_tensor = std::remove_cvref_t<decltype(std::get<M>(results_))>;
+        const std::int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
+        bool own_alias = false;
+        [&]<std::size_t... L>(std::index_sequence<L...>) {
+            (
+                [&] {
+                    if constexpr (kernel_t<R>::region::is_leaf(L) && L != M)
+                        own_alias = own_alias || detail::unsafe_alias(out, tensor<L>());
+                }(),
+                ...);
+        }
+        (std::make_index_sequence<N>{});
+        const bool plain_gemm = k == b.sizes()[0] && m != 0 && n != 0 && k != 0;
+        if (plain_gemm)
+            std::get<M>(results_) = m_tensor(
+                typename m_tensor::shape_type(typename m_tensor::shape_type::sizes_type{m, n}));
+        else
+            std::get<M>(results_) = staticpy::matmul(a, b); // the eager matmul's checks
+        const auto s = shape_of<R>();
+        if (!std::equal(s.sizes().begin(), s.sizes().end(), out.sizes().begin(), out.sizes().end()))
+            throw RuntimeError("jit into(): the output has shape " + repr(out.shape()) +
+                               " but the result has shape " + repr(s));
+        kernel_t<R> kern;
+        const auto strides =
+            leaf_strides<R>(kern, std::array<std::int64_t, 2>{m, n},
+                            std::array<std::int64_t, 2>{out.strides()[0], out.strides()[1]});
+        if (!plain_gemm || own_alias || s.sizes()[0] != m || s.sizes()[1] != n) {
+            if (plain_gemm)
+                std::get<M>(results_) = staticpy::matmul(a, b);
+            if (own_alias) {
+                Tensor<T, typename node::shape_type> full(s);
+                store<R>(full);
+                out.copy_(full);
+            } else {
+                store<R>(out); // out may be a leaf read as the same view: each element in place
+            }
+            return;
+        }
+        auto& c = std::get<M>(results_);
+        T* q = out.data();
+        kernels::gemm(m, n, k, a.data(), a.strides()[0], a.strides()[1], b.data(), b.strides()[0],
+                      b.strides()[1], c.data(), n,
+                      [&](std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1) {
+                          kernels::store_block(kern, strides, q, i0, i1, j0, j1);
+                      });
     }
 
     /// Output R of the matmul at slot M with R's kernel as the GEMM's epilogue.
