@@ -58,9 +58,16 @@ struct argnums_spec<std::tuple<int_<N>...>> {
 
 template <class X>
 struct is_var_leaf : std::bool_constant<is_var_v<X>> {};
-/// What a PYNATIVE_MODE grad differentiates against: tensors, or an outer grad's Vars.
+/// What a PYNATIVE_MODE grad differentiates against: tensors, C++ floats, or an outer grad's
+/// Vars.
 template <class X>
-struct is_eager_leaf : std::bool_constant<is_tensor_v<X> || is_var_v<X>> {};
+struct is_eager_leaf
+    : std::bool_constant<is_tensor_v<X> || is_var_v<X> || std::is_floating_point_v<X>> {};
+
+/// The dtype a C++ float F takes in a graph (a Python float's: float32 for a double), and so
+/// the 0-dim tensor it is differentiated as in both modes, and its gradient's.
+template <class F>
+using float_argument_t = typename graph::ew<fn::grad_input<void, 0>, graph::scalar<F>>::value_type;
 
 /// A PYNATIVE_MODE grad's input made of an outer grad's Var x (grad(grad(f))): a recorded
 /// identity of x, through which the outer grad's cotangents pass on, or a leaf of its own when x
@@ -201,6 +208,8 @@ public:
                       "given");
         if constexpr (((detail::tracer_leaves_v<Args> != 0) || ...))
             return traced_call(args...);
+        else if constexpr (nested_call<Args...>) // an outer PYNATIVE_MODE grad's Vars: the tape
+            return eager_call(args...);
         else
             return jit([this](const auto&... a) { return this->dispatch(a...); })(args...);
     }
@@ -335,8 +344,8 @@ private:
         } else {
             using A = std::remove_cvref_t<decltype(arg)>;
             static_assert(detail::tracer_leaves_v<A> != 0,
-                          "staticpy: TypeError: grad: a differentiated argument must be a tensor "
-                          "or a container of tensors");
+                          "staticpy: TypeError: grad: a differentiated argument must be a tensor, "
+                          "a float or a container of them");
             constexpr std::size_t base = leaf_bases<Args...>()[p];
             return detail::map_leaves<graph::is_tracer_leaf, base>(arg, [](auto k, const auto& t) {
                 using N = typename std::remove_cvref_t<decltype(t)>::node_type;
@@ -464,6 +473,9 @@ private:
                     using X = std::remove_cvref_t<decltype(t)>;
                     if constexpr (is_var_v<X>)
                         return detail::nested_input(t);
+                    else if constexpr (std::is_floating_point_v<X>) // a 0-dim tensor, as traced
+                        return autograd::leaf(
+                            full(shape<>{}, static_cast<detail::float_argument_t<X>>(t)));
                     else
                         return autograd::leaf(t);
                 });

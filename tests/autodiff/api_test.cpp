@@ -110,3 +110,26 @@ TEST_CASE("jit(value_and_grad(f)) runs forward and backward as one graph") {
     // tanh is computed once: the backward graph's tanh is the forward's node
     CHECK(ir.find("tanh") == ir.rfind("tanh"));
 }
+
+TEST_CASE("a C++ float argument is differentiated as a 0-dim tensor of its graph dtype") {
+    // d/da sum(x * a * a) = 2 a sum(x); a double is float32 in a graph (a Python float), so its
+    // gradient is a 0-dim float32 tensor in both modes
+    const auto x = tensor<float>({1.f, 2.f, 3.f});
+    auto f = [](auto t, auto a) { return sum(t * a * a); };
+    const mode_guard restore;
+    for (int mode : {GRAPH_MODE, PYNATIVE_MODE}) {
+        INFO((mode == GRAPH_MODE ? "GRAPH_MODE" : "PYNATIVE_MODE"));
+        set_context(mode);
+        const auto g = grad(f, 1_c)(x, 2.0);
+        STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(g)>, Tensor<float, shape<>>>);
+        CHECK(g.item() == Approx(24.0));
+        CHECK(jit(grad(f, 1_c))(x, 2.0).item() == Approx(24.0));
+        const auto [value, both] = value_and_grad(f, std::tuple{0_c, 1_c})(x, 2.0);
+        CHECK(value.item() == Approx(24.0));
+        require_close(std::get<0>(both), flat(x * 0.0 + 4.0));
+        CHECK(std::get<1>(both).item() == Approx(24.0));
+        // the second derivative: 2 sum(x)
+        const auto h = grad([&](auto a) { return grad(f, 1_c)(x, a); })(2.0);
+        CHECK(h.item() == Approx(12.0));
+    }
+}

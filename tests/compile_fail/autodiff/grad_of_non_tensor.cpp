@@ -1,4 +1,4 @@
-// expect: staticpy: TypeError: grad: a differentiated argument must be a tensor or a container of tensors
+// expect: staticpy: TypeError: grad: a differentiated argument must be a tensor, a float or a container of them
 #include <staticpy/staticpy.hpp>
 
 using namespace staticpy;
