@@ -84,45 +84,6 @@ Var<T, S> nested_input(const Var<T, S>& x) {
     return autograd::leaf(x.value);
 }
 
-/// x with its K-th, K+1-th, ... leaves (values for which Leaf<X>::value holds, through tuples,
-/// lists and dict values) replaced by f(integral_constant<K + j>, leaf j).
-template <template <class> class Leaf, std::size_t K, class X, class F>
-auto map_leaves(const X& x, const F& f) {
-    using U = std::remove_cvref_t<X>;
-    if constexpr (Leaf<U>::value) {
-        return f(std::integral_constant<std::size_t, K>{}, x);
-    } else if constexpr (is_list_v<U>) {
-        return hana::unpack(x.elements, [&](const auto&... e) {
-            constexpr auto start = graph::leaf_offsets<Leaf, decltype(e)...>();
-            return [&]<std::size_t... J>(std::index_sequence<J...>) {
-                return staticpy::list{map_leaves<Leaf, K + start[J]>(e, f)...};
-            }
-            (std::make_index_sequence<sizeof...(e)>{});
-        });
-    } else if constexpr (is_dict_v<U>) {
-        return hana::unpack(x.entries, [&](const auto&... p) {
-            constexpr auto start = graph::leaf_offsets<Leaf, decltype(p.value)...>();
-            return [&]<std::size_t... J>(std::index_sequence<J...>) {
-                auto items =
-                    hana::make_tuple(pair(p.key, map_leaves<Leaf, K + start[J]>(p.value, f))...);
-                return dict_t<std::remove_cvref_t<decltype(pair(
-                    p.key, map_leaves<Leaf, K + start[J]>(p.value, f)))>...>(items);
-            }
-            (std::make_index_sequence<sizeof...(p)>{});
-        });
-    } else if constexpr (traits::is_std_tuple_v<U>) {
-        return [&]<class... Ts>(const std::tuple<Ts...>& t) {
-            constexpr auto start = graph::leaf_offsets<Leaf, Ts...>();
-            return [&]<std::size_t... J>(std::index_sequence<J...>) {
-                return std::tuple{map_leaves<Leaf, K + start[J]>(std::get<J>(t), f)...};
-            }
-            (std::index_sequence_for<Ts...>{});
-        }(x);
-    } else {
-        return x;
-    }
-}
-
 template <class X>
 inline constexpr std::size_t tracer_leaves_v =
     graph::leaf_count<graph::is_tracer_leaf, std::remove_cvref_t<X>>::value;

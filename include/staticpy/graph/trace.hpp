@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticpy/containers/detail/leaves.hpp"
 #include "staticpy/containers/dict.hpp"
 #include "staticpy/containers/list.hpp"
 #include "staticpy/core/traits.hpp"
@@ -25,19 +26,10 @@ namespace staticpy::graph {
 
 // ---- arguments: tensors become inputs, floats scalars, containers are walked --------------------
 
-/// How many leaves (values for which Leaf<X>::value holds) X holds, through std::tuples,
-/// staticpy lists and dict values. Arguments count their tensors; results their Tracers.
-template <template <class> class Leaf, class X>
-struct leaf_count : std::integral_constant<std::size_t, Leaf<X>::value ? 1 : 0> {};
-template <template <class> class Leaf, class... Ts>
-struct leaf_count<Leaf, std::tuple<Ts...>>
-    : std::integral_constant<std::size_t, (leaf_count<Leaf, Ts>::value + ... + 0)> {};
-template <template <class> class Leaf, class... Ts>
-struct leaf_count<Leaf, list<Ts...>>
-    : std::integral_constant<std::size_t, (leaf_count<Leaf, Ts>::value + ... + 0)> {};
-template <template <class> class Leaf, class... K, class... V>
-struct leaf_count<Leaf, dict_t<pair<K, V>...>>
-    : std::integral_constant<std::size_t, (leaf_count<Leaf, V>::value + ... + 0)> {};
+// How many leaves of a kind a value holds, and where each element's first is
+// (containers/detail/leaves.hpp). Arguments count their tensors; results their Tracers.
+using staticpy::detail::leaf_count;
+using staticpy::detail::leaf_offsets;
 
 template <class X>
 struct is_tensor_leaf : std::bool_constant<is_tensor_v<X>> {};
@@ -47,16 +39,6 @@ struct is_tracer_leaf : std::bool_constant<is_tracer_v<X>> {};
 template <class X>
 inline constexpr std::size_t tensor_leaves_v =
     leaf_count<is_tensor_leaf, std::remove_cvref_t<X>>::value;
-
-/// The index of each element's first leaf: an exclusive prefix sum of their leaf counts.
-template <template <class> class Leaf, class... Ts>
-constexpr std::array<std::size_t, sizeof...(Ts) + 1> leaf_offsets() {
-    std::array<std::size_t, sizeof...(Ts) + 1> a{};
-    std::size_t n = 0, i = 0;
-    ((a[i++] = n, n += leaf_count<Leaf, std::remove_cvref_t<Ts>>::value), ...);
-    a[i] = n;
-    return a;
-}
 
 /// The traced stand-in for argument x whose first tensor is input I.
 template <std::size_t I, class X>
@@ -140,38 +122,8 @@ auto roots_of(const X& x) {
 /// The traced result with output K in place of its K-th Tracer.
 template <std::size_t K, class X, class Outputs>
 auto rebuild(const X& x, Outputs& outs) {
-    using U = std::remove_cvref_t<X>;
-    if constexpr (is_tracer_v<U>) {
-        return std::move(std::get<K>(outs));
-    } else if constexpr (is_list_v<U>) {
-        return hana::unpack(x.elements, [&](const auto&... e) {
-            constexpr auto start = leaf_offsets<is_tracer_leaf, decltype(e)...>();
-            return [&]<std::size_t... J>(std::index_sequence<J...>) {
-                return staticpy::list{rebuild<K + start[J]>(e, outs)...};
-            }
-            (std::make_index_sequence<sizeof...(e)>{});
-        });
-    } else if constexpr (is_dict_v<U>) {
-        return hana::unpack(x.entries, [&](const auto&... p) {
-            constexpr auto start = leaf_offsets<is_tracer_leaf, decltype(p.value)...>();
-            return [&]<std::size_t... J>(std::index_sequence<J...>) {
-                auto items = hana::make_tuple(pair(p.key, rebuild<K + start[J]>(p.value, outs))...);
-                return dict_t<std::remove_cvref_t<decltype(pair(
-                    p.key, rebuild<K + start[J]>(p.value, outs)))>...>(items);
-            }
-            (std::make_index_sequence<sizeof...(p)>{});
-        });
-    } else if constexpr (traits::is_std_tuple_v<U>) {
-        return [&]<class... Ts>(const std::tuple<Ts...>& t) {
-            constexpr auto start = leaf_offsets<is_tracer_leaf, Ts...>();
-            return [&]<std::size_t... J>(std::index_sequence<J...>) {
-                return std::tuple{rebuild<K + start[J]>(std::get<J>(t), outs)...};
-            }
-            (std::index_sequence_for<Ts...>{});
-        }(x);
-    } else {
-        return x;
-    }
+    return staticpy::detail::map_leaves<is_tracer_leaf, K>(
+        x, [&](auto k, const auto&) { return std::move(std::get<k()>(outs)); });
 }
 
 template <bool Speculative, class Tuple>

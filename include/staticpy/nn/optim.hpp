@@ -54,6 +54,7 @@
 #include <boost/hana/at.hpp>
 #include <boost/hana/tuple.hpp>
 
+#include "staticpy/containers/detail/leaves.hpp"
 #include "staticpy/containers/dict.hpp"
 #include "staticpy/containers/list.hpp"
 #include "staticpy/core/constant.hpp"
@@ -212,24 +213,8 @@ void zip_leaves(F&& f, C& c, O&... o) {
 /// A container of c's structure whose leaves are f(leaf): a tensor's state, a copy of a handle.
 template <class C, class F>
 auto map_leaves(const C& c, const F& f) {
-    constexpr node_kind kind = node_kind_of<C>();
-    if constexpr (kind == node_kind::tensor || kind == node_kind::other) {
-        return f(c);
-    } else {
-        return [&]<std::size_t... I>(std::index_sequence<I...>) {
-            if constexpr (kind == node_kind::tuple) {
-                return std::make_tuple(map_leaves(child<I>(c), f)...);
-            } else if constexpr (kind == node_kind::list) {
-                return list<decltype(map_leaves(child<I>(c), f))...>(
-                    hana::make_tuple(map_leaves(child<I>(c), f)...));
-            } else {
-                return dict_t<pair<key_at_t<C, I>, decltype(map_leaves(child<I>(c), f))>...>(
-                    hana::make_tuple(pair<key_at_t<C, I>, decltype(map_leaves(child<I>(c), f))>{
-                        key_at_t<C, I>{}, map_leaves(child<I>(c), f)}...));
-            }
-        }
-        (std::make_index_sequence<child_count<C>()>{});
-    }
+    return staticpy::detail::map_leaves<staticpy::detail::is_structure_leaf, 0>(
+        c, [&](auto, const auto& leaf) { return f(leaf); });
 }
 
 /// The type of container C's I-th child.
