@@ -71,12 +71,10 @@ auto map_leaves(const X& x, const F& f) {
         return boost::hana::unpack(x.entries, [&](const auto&... p) {
             constexpr auto start = leaf_offsets<Leaf, decltype(p.value)...>();
             return [&]<std::size_t... J>(std::index_sequence<J...>) {
-                return dict_t<pair<std::remove_cvref_t<decltype(p.key)>,
-                                   decltype(map_leaves<Leaf, K + start[J]>(p.value, f))>...>(
-                    boost::hana::make_tuple(
-                        pair<std::remove_cvref_t<decltype(p.key)>,
-                             decltype(map_leaves<Leaf, K + start[J]>(p.value, f))>{
-                            p.key, map_leaves<Leaf, K + start[J]>(p.value, f)}...));
+                auto items = boost::hana::make_tuple(
+                    pair(p.key, map_leaves<Leaf, K + start[J]>(p.value, f))...);
+                return dict_t<std::remove_cvref_t<decltype(pair(
+                    p.key, map_leaves<Leaf, K + start[J]>(p.value, f)))>...>(items);
             }
             (std::make_index_sequence<sizeof...(p)>{});
         });
