@@ -90,38 +90,37 @@ public:
     template <class Out, class... Args>
     void into(Out& out, const Args&... args) const {
         using eager_t = decltype(f_(args...));
-        if constexpr (!is_tensor_v<Out>) {
-            static_assert(graph::tensor_leaves_v<Out> == graph::tensor_leaves_v<eager_t>,
-                          "staticpy: TypeError: into(): the outputs are not the result's "
-                          "structure");
-            if (get_context() == PYNATIVE_MODE) {
-                const auto result = f_(args...); // computed whole before any write
-                copy_leaves(graph::tensors_of(out), graph::tensors_of(result));
-                return;
-            }
-            graph::trace<F, Args...> t(f_, args...);
-            t.template with_program<void>([&](auto tag, const auto& nodes) {
-                using numbered = typename decltype(tag)::type;
-                backend::cpu::evaluator<typename numbered::prog, decltype(t.inputs),
-                                        numbered::roots>
-                    ev(nodes, t.inputs);
-                ev.materialize_all();
-                ev.values_into(graph::tensors_of(out));
-            });
-        } else {
-            static_assert(is_tensor_v<eager_t>,
-                          "staticpy: TypeError: into() takes a function with one output");
-            if constexpr (is_tensor_v<eager_t>) {
-                if (get_context() == PYNATIVE_MODE) {
-                    out.copy_(f_(args...));
-                    return;
-                }
-                into_graph(out, args...);
-            }
-        }
+        constexpr bool one_output = is_tensor_v<Out>;
+        static_assert(!one_output || is_tensor_v<eager_t>,
+                      "staticpy: TypeError: into() takes a function with one output");
+        static_assert(one_output || graph::tensor_leaves_v<Out> == graph::tensor_leaves_v<eager_t>,
+                      "staticpy: TypeError: into(): the outputs are not the result's structure");
+        if constexpr (one_output ? is_tensor_v<eager_t>
+                                 : graph::tensor_leaves_v<Out> == graph::tensor_leaves_v<eager_t>)
+            into_checked(out, args...);
     }
 
 private:
+    template <class Out, class... Args>
+    void into_checked(Out& out, const Args&... args) const {
+        if (get_context() == PYNATIVE_MODE) {
+            const auto result = f_(args...); // computed whole before any write
+            copy_leaves(graph::tensors_of(out), graph::tensors_of(result));
+            return;
+        }
+        graph::trace<F, Args...> t(f_, args...);
+        t.template with_program<void>([&](auto tag, const auto& nodes) {
+            using numbered = typename decltype(tag)::type;
+            backend::cpu::evaluator<typename numbered::prog, decltype(t.inputs), numbered::roots>
+                ev(nodes, t.inputs);
+            ev.materialize_all();
+            if constexpr (is_tensor_v<Out>)
+                ev.template value_into<numbered::roots[0]>(out);
+            else
+                ev.values_into(graph::tensors_of(out));
+        });
+    }
+
     template <class... Out, class... Src>
     static void copy_leaves(const std::tuple<const Out&...>& out,
                             const std::tuple<const Src&...>& src) {
@@ -134,20 +133,6 @@ private:
                 ...);
         }
         (std::index_sequence_for<Out...>{});
-    }
-
-    template <class Out, class... Args>
-    void into_graph(Out& out, const Args&... args) const {
-        graph::trace<F, Args...> t(f_, args...);
-        t.template with_program<void>([&](auto tag, const auto& nodes) {
-            using numbered = typename decltype(tag)::type;
-            static_assert(numbered::roots.size() == 1,
-                          "staticpy: TypeError: into() takes a function with one output");
-            backend::cpu::evaluator<typename numbered::prog, decltype(t.inputs), numbered::roots>
-                ev(nodes, t.inputs);
-            ev.materialize_all();
-            ev.template value_into<numbered::roots[0]>(out);
-        });
     }
 
 public:

@@ -194,8 +194,8 @@ auto simplify_ew(const ew<F, Cs...>& n) {
 
 /// x.t().t() -> x (and transposes of a matrix's two dims, any pair of them): the gradient of
 /// linear's weight is the transposed product seen through the transpose of w.t() (ops_matmul.hpp's
-/// matmul_vjp_2d); without the two views, the product feeds the weight's update directly (a GEMM
-/// epilogue).
+/// matmul_vjp_2d); without the two views, the product feeds the weight's update directly, and
+/// nothing reads it through a view.
 template <class N>
 auto simplify_view(const N& n) {
     if constexpr (N::kind != node_kind::opaque) {

@@ -1039,15 +1039,10 @@ private:
 public:
     /// Whether a step is the plain update p + scale * g, scale = -lr (lr to maximize): no
     /// momentum and no weight decay. A compiled training step (nn::TrainOneStep) then runs it
-    /// inside its graph, in the epilogue of the GEMM that produces a weight's gradient.
-    [[nodiscard]] bool plain_update() const {
-        return this->param_groups[0].momentum == 0 && this->param_groups[0].weight_decay == 0;
-    }
+    /// inside its graph, one flat pass after the GEMM that produces a weight's gradient.
+    [[nodiscard]] bool plain_update() const { return is_plain(this->param_groups[0]); }
     /// The plain update's scale: -lr, or lr to maximize.
-    [[nodiscard]] double plain_scale() const {
-        const auto& group = this->param_groups[0];
-        return group.maximize ? group.lr : -group.lr;
-    }
+    [[nodiscard]] double plain_scale() const { return scale_of(this->param_groups[0]); }
     /// The plain update of p by its gradient g, for an element, a SIMD batch or a traced tensor:
     /// the one rule of the fused loop and of the compiled step.
     template <class P, class Scale, class G>
@@ -1056,13 +1051,20 @@ public:
     }
 
 private:
+    static bool is_plain(const typename base::group_type& group) {
+        return group.momentum == 0 && group.weight_decay == 0;
+    }
+    static double scale_of(const typename base::group_type& group) {
+        return group.maximize ? group.lr : -group.lr;
+    }
+
     template <class T, class S, class GS>
     static void update(const typename base::group_type& group, Tensor<T, S>& param,
                        const Tensor<T, GS>& grad, SGDParamState<T, S>& state) {
         const auto direction = detail::gradient_term<T>::of(group);
         const T neg_lr = static_cast<T>(-group.lr);
-        if (group.momentum == 0 && group.weight_decay == 0) {
-            const T scale = static_cast<T>(group.maximize ? group.lr : -group.lr);
+        if (is_plain(group)) {
+            const T scale = static_cast<T>(scale_of(group));
             nn::detail::for_each_element<cost>(
                 [=](auto& p, auto g) { p = plain_update(p, scale, g); }, param, grad);
             return;

@@ -3,7 +3,7 @@
 // the parameters and a batch, and an optimiser holding those parameters, each call computes the
 // loss, its gradients with respect to the parameters and the update as one compiled graph when
 // the optimiser is SGD without momentum or weight decay: the graph writes each new parameter over
-// the parameter, a weight's update in the epilogue of the GEMM that produces its gradient. With
+// the parameter, in one flat pass after the GEMM that produces its gradient. With
 // any other optimiser (or SGD's momentum, weight decay) the graph is jit(value_and_grad(loss_fn))
 // (forward and backward fused), then the optimiser's fused loop per parameter.
 //

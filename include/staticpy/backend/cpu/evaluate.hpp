@@ -164,7 +164,7 @@ public:
         } else if constexpr (node::materialized) {
             return tensor<S>();
         } else if constexpr (epilogue_of<S>() != N) {
-            return with_epilogue<S, epilogue_of<S>()>();
+            return with_epilogue<S>();
         } else {
             Tensor<typename node::value_type, typename node::shape_type> out(shape_of<S>());
             store<S>(out);
@@ -178,8 +178,11 @@ public:
         using node = typename Prog::template node_at<S>;
         static_assert(Out::rank == node::shape_type::rank,
                       "staticpy: RuntimeError: into(): the output's rank is not the result's");
-        if constexpr (epilogue_of<S>() != N)
-            materialize_matmul<epilogue_of<S>()>(); // into() writes any layout: no epilogue
+        if constexpr (epilogue_of<S>() != N) {
+            std::apply([&](const auto&... operands) { epilogue_into<S>(operands..., out); },
+                       gemm_operands<S>());
+            return;
+        }
         const auto s = shape_of<S>();
         if (!std::equal(s.sizes().begin(), s.sizes().end(), out.sizes().begin(), out.sizes().end()))
             throw RuntimeError("jit into(): the output has shape " + repr(out.shape()) +
@@ -450,9 +453,13 @@ private:
             value_into<S>(out);
     }
 
-    /// Output R, which the GEMM a @ b at slot epilogue_of<R>() feeds, into `out`: the product in
-    /// a temporary, R's kernel over each finished block of it writing `out` (any strides). `out`
-    /// may be a leaf of R's kernel read as the same view (p - lr * (gᵀ @ x) into p).
+    /// Output R, which the GEMM a @ b at slot M = epilogue_of<R>() feeds, into `out` (any
+    /// strides): R's kernel runs over each finished block of the product, while it is in cache.
+    /// The product is written into `out` itself when `out` is row-major and none of R's other
+    /// leaves is in its memory (a new tensor, value()), into a temporary otherwise (values_into:
+    /// `out` may be a leaf of R's kernel read as the same view). Without an epilogue (operands
+    /// that do not multiply, an empty product, leaves that broadcast beyond it): the eager
+    /// matmul, its checks and messages, then R's kernel.
     template <std::size_t R, class A, class B, class Out>
     void epilogue_into(const A& a, const B& b, Out& out) {
         constexpr std::size_t M = epilogue_of<R>();
@@ -461,91 +468,63 @@ private:
         static_assert(Out::rank == 2,
                       "staticpy: RuntimeError: into(): the output's rank is not the result's");
         using m_tensor = std::remove_cvref_t<decltype(std::get<M>(results_))>;
-        const std::int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
-        bool own_alias = false;
-        [&]<std::size_t... L>(std::index_sequence<L...>) {
-            (
-                [&] {
-                    if constexpr (kernel_t<R>::region::is_leaf(L) && L != M)
-                        own_alias = own_alias || detail::unsafe_alias(out, tensor<L>());
-                }(),
-                ...);
-        }
-        (std::make_index_sequence<N>{});
-        const bool plain_gemm = k == b.sizes()[0] && m != 0 && n != 0 && k != 0;
-        if (plain_gemm)
-            std::get<M>(results_) = m_tensor(
-                typename m_tensor::shape_type(typename m_tensor::shape_type::sizes_type{m, n}));
-        else
-            std::get<M>(results_) = staticpy::matmul(a, b); // the eager matmul's checks
         const auto s = shape_of<R>();
         if (!std::equal(s.sizes().begin(), s.sizes().end(), out.sizes().begin(), out.sizes().end()))
             throw RuntimeError("jit into(): the output has shape " + repr(out.shape()) +
                                " but the result has shape " + repr(s));
-        kernel_t<R> kern;
-        const auto strides =
-            leaf_strides<R>(kern, std::array<std::int64_t, 2>{m, n},
-                            std::array<std::int64_t, 2>{out.strides()[0], out.strides()[1]});
-        if (!plain_gemm || own_alias || s.sizes()[0] != m || s.sizes()[1] != n) {
-            if (plain_gemm)
-                std::get<M>(results_) = staticpy::matmul(a, b);
+        bool own_alias = false, shares_memory = false;
+        [&]<std::size_t... L>(std::index_sequence<L...>) {
+            (
+                [&] {
+                    if constexpr (kernel_t<R>::region::is_leaf(L) && L != M) {
+                        own_alias = own_alias || detail::unsafe_alias(out, tensor<L>());
+                        shares_memory = shares_memory || detail::overlaps(out, tensor<L>());
+                    }
+                }(),
+                ...);
+        }
+        (std::make_index_sequence<N>{});
+        const std::int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
+        if (k != b.sizes()[0] || m == 0 || n == 0 || k == 0 || s.sizes()[0] != m ||
+            s.sizes()[1] != n || own_alias) {
+            std::get<M>(results_) = staticpy::matmul(a, b);
             if (own_alias) {
                 Tensor<T, typename node::shape_type> full(s);
                 store<R>(full);
                 out.copy_(full);
             } else {
-                store<R>(out); // out may be a leaf read as the same view: each element in place
+                store<R>(out);
             }
             return;
         }
+        const typename m_tensor::shape_type product_shape(
+            typename m_tensor::shape_type::sizes_type{m, n});
+        if (!shares_memory && out.strides()[1] == 1 && out.strides()[0] == n)
+            std::get<M>(results_) =
+                m_tensor(out.storage(), out.storage_offset(), product_shape, out.strides());
+        else
+            std::get<M>(results_) = m_tensor(product_shape);
         auto& c = std::get<M>(results_);
+        kernel_t<R> kern;
+        // Each leaf's strides over the whole output; a block starts at its (i0, j0).
+        const auto strides =
+            leaf_strides<R>(kern, std::array<std::int64_t, 2>{m, n},
+                            std::array<std::int64_t, 2>{out.strides()[0], out.strides()[1]});
         T* q = out.data();
         kernels::gemm(m, n, k, a.data(), a.strides()[0], a.strides()[1], b.data(), b.strides()[0],
-                      b.strides()[1], c.data(), n,
+                      b.strides()[1], c.data(), c.strides()[0],
                       [&](std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1) {
                           kernels::store_block(kern, strides, q, i0, i1, j0, j1);
                       });
     }
 
-    /// Output R of the matmul at slot M with R's kernel as the GEMM's epilogue.
-    template <std::size_t R, std::size_t M>
+    /// Output R, computed in the epilogue of the GEMM that feeds it, as a new tensor.
+    template <std::size_t R>
     auto with_epilogue() {
         using node = typename Prog::template node_at<R>;
-        using T = typename node::value_type;
-        constexpr auto ops = Prog::template instr_at<M>::operands;
-        const auto a = operand_tensor<ops[0]>();
-        const auto b = operand_tensor<ops[1]>();
-        using out_shape = typename node::shape_type;
-        // Without an epilogue: the eager matmul (its checks and messages), then R's kernel.
-        auto separately = [&] {
-            materialize_matmul<M>();
-            Tensor<T, out_shape> full(shape_of<R>());
-            store<R>(full);
-            return full;
-        };
-        const std::int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
-        if (k != b.sizes()[0] || m == 0 || n == 0 || k == 0)
-            return separately();
-        // The matmul's result lives in the output buffer: a view of it stands for slot M.
-        using m_tensor = std::remove_cvref_t<decltype(std::get<M>(results_))>;
-        Tensor<T, out_shape> out{out_shape(typename out_shape::sizes_type{m, n})};
-        std::get<M>(results_) =
-            m_tensor(out.storage(), out.storage_offset(),
-                     typename m_tensor::shape_type(typename m_tensor::shape_type::sizes_type{m, n}),
-                     out.strides());
-        const auto s = shape_of<R>();
-        if (s.sizes()[0] != m || s.sizes()[1] != n) // others broadcast beyond the matmul's shape
-            return separately();
-        kernel_t<R> kern;
-        // Each leaf's strides over the whole output; a block starts at its (i0, j0).
-        const auto strides =
-            leaf_strides<R>(kern, std::array<std::int64_t, 2>{m, n}, out.strides());
-        T* q = out.data();
-        auto epilogue = [&](std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1) {
-            kernels::store_block(kern, strides, q, i0, i1, j0, j1);
-        };
-        kernels::gemm(m, n, k, a.data(), a.strides()[0], a.strides()[1], b.data(), b.strides()[0],
-                      b.strides()[1], q, out.strides()[0], epilogue);
+        Tensor<typename node::value_type, typename node::shape_type> out(shape_of<R>());
+        std::apply([&](const auto&... operands) { epilogue_into<R>(operands..., out); },
+                   gemm_operands<R>());
         return out;
     }
 
