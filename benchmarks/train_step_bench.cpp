@@ -1,8 +1,8 @@
 // Issue 10: one training step (forward, cross-entropy, backward, SGD) of an MLP, in steps/s.
 //
 //   staticpy_graph      nn::TrainOneStep(loss, opt) with nn::optim::SGD(params, {.lr = 0.01}):
-//                       forward, backward and update as one graph, each weight's update in the
-//                       epilogue of its gradient's GEMM, written over the weight
+//                       forward, backward and update as one graph, each parameter's update a
+//                       flat pass after the GEMM that produces its gradient, written over it
 //   staticpy_eager      the same code in PYNATIVE_MODE (the tape, then SGD's fused loop)
 //   staticpy_grad_only  jit(value_and_grad(loss, 0_c)) alone: the graph without the update
 //                       (where the time goes)

@@ -46,8 +46,8 @@ TEST_CASE("TrainOneStep: three SGD steps with momentum on a linear model, as PyT
 }
 
 TEST_CASE("TrainOneStep with plain SGD runs the update inside the graph, as the eager step") {
-    // A two-layer MLP with cross-entropy: in GRAPH_MODE each weight's update runs in the
-    // epilogue of the GEMM that produces its gradient and is written over the parameter; the
+    // A two-layer MLP with cross-entropy: in GRAPH_MODE each parameter's update runs in the
+    // graph, a flat pass after the GEMM that produces its gradient, written over it; the
     // parameters after three steps are PYNATIVE_MODE's (the tape, then SGD's fused loop).
     auto make_params = [] {
         return dict(
