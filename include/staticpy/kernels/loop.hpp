@@ -62,28 +62,12 @@ loop_nest<R, K> coalesce(const std::array<std::int64_t, R>& sizes,
     return n;
 }
 
-/// Calls run(offsets, length, inner_strides) for every innermost run of the nest whose outermost
-/// index is in [begin, end) (for a rank-1 nest: the elements [begin, end) as one run).
+/// for_each_run over rank >= 2: an odometer over dims [0, last), dim 0 restricted to
+/// [begin, end), the last dim one run each.
 template <std::size_t R, std::size_t K, class Run>
-void for_each_run(const loop_nest<R, K>& n, std::int64_t begin, std::int64_t end, Run&& run) {
-    std::array<std::int64_t, K> inner{};
-    if (n.rank == 0) {
-        if (begin < end)
-            run(n.base, std::int64_t{1}, inner);
-        return;
-    }
+void for_each_run_odometer(const loop_nest<R, K>& n, std::int64_t begin, std::int64_t end,
+                           const std::array<std::int64_t, K>& inner, Run& run) {
     const std::size_t last = n.rank - 1;
-    for (std::size_t k = 0; k < K; ++k)
-        inner[k] = n.strides[k][last];
-    if (n.rank == 1) {
-        std::array<std::int64_t, K> off = n.base;
-        for (std::size_t k = 0; k < K; ++k)
-            off[k] += begin * inner[k];
-        if (begin < end)
-            run(off, end - begin, inner);
-        return;
-    }
-    // An odometer over dims [0, last), dim 0 restricted to [begin, end).
     std::array<std::int64_t, R> idx{};
     std::array<std::int64_t, K> off = n.base;
     idx[0] = begin;
@@ -108,6 +92,31 @@ void for_each_run(const loop_nest<R, K>& n, std::int64_t begin, std::int64_t end
             idx[d] = 0;
         }
     }
+}
+
+/// Calls run(offsets, length, inner_strides) for every innermost run of the nest whose outermost
+/// index is in [begin, end) (for a rank-1 nest: the elements [begin, end) as one run).
+template <std::size_t R, std::size_t K, class Run>
+void for_each_run(const loop_nest<R, K>& n, std::int64_t begin, std::int64_t end, Run&& run) {
+    std::array<std::int64_t, K> inner{};
+    if (n.rank == 0) {
+        if (begin < end)
+            run(n.base, std::int64_t{1}, inner);
+        return;
+    }
+    const std::size_t last = n.rank - 1;
+    for (std::size_t k = 0; k < K; ++k)
+        inner[k] = n.strides[k][last];
+    if (n.rank == 1) {
+        std::array<std::int64_t, K> off = n.base;
+        for (std::size_t k = 0; k < K; ++k)
+            off[k] += begin * inner[k];
+        if (begin < end)
+            run(off, end - begin, inner);
+        return;
+    }
+    if constexpr (R >= 2) // (R = 1 ends above; g++ 12 -O2 warns of the odometer's idx[1] there)
+        for_each_run_odometer(n, begin, end, inner, run);
 }
 
 /// Calls f(offsets) for every index of `sizes` in row-major order, where offsets[k] is operand k's

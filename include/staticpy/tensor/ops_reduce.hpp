@@ -201,7 +201,7 @@ std::array<std::int64_t, OutRank> reduced_sizes(const std::array<std::int64_t, R
                                                 const std::array<bool, R>& mask, bool keep) {
     std::array<std::int64_t, OutRank> out{};
     std::size_t k = 0;
-    for (std::size_t d = 0; d < R; ++d) {
+    for (std::size_t d = 0; d < R && k < OutRank; ++d) { // (k < OutRank: g++ 12 -O2 can't see it)
         if (!mask[d])
             out[k++] = sizes[d];
         else if (keep)
