@@ -40,6 +40,9 @@ TEST_CASE("format_meter: tqdm's line") {
     CHECK(format_meter(1, 4, 2.5) == " 25%|##5       | 1/4 [00:02<00:07,  2.50s/it]");
     CHECK(format_meter(5, std::nullopt, 2.0, "load") == "load: 5it [00:02,  2.50it/s]");
     CHECK(format_meter(5, 10, 2.0, "", 4) == " 50%|##  | 5/10 [00:02<00:02,  2.50it/s]");
+    CHECK(format_meter(5, 10, 2.0, "", 10, "loss=0.512") ==
+          " 50%|#####     | 5/10 [00:02<00:02,  2.50it/s, loss=0.512]");
+    CHECK(format_meter(5, std::nullopt, 2.0, "", 10, "loss=1") == "5it [00:02,  2.50it/s, loss=1]");
     CHECK(format_interval(65) == "01:05");
     CHECK(format_interval(3723) == "1:02:03");
 }
@@ -59,6 +62,21 @@ TEST_CASE("progress: updates in place on the stream, a final line and a newline"
                        "\r 75%|#######5  | 3/4 [00:03<00:01,  1.00it/s]"
                        "\r100%|##########| 4/4 [00:04<00:00,  1.00it/s]"
                        "\r100%|##########| 4/4 [00:05<00:00,  1.25s/it]\n");
+}
+
+TEST_CASE("progress: set_postfix_str shows its text after the rate from the next redraw") {
+    std::ostringstream out;
+    std::vector<int> items{1, 2, 3};
+    auto bar = progress(
+        items, {.out = &out, .enabled = true, .min_interval = 0, .clock = ticking_clock{}});
+    bar.set_postfix_str("before the pass"); // no pass yet: nothing to show it on
+    for (int v : bar)
+        bar.set_postfix_str("loss=" + std::to_string(v));
+    CHECK(out.str() == "\r  0%|          | 0/3 [00:00<?, ?it/s]"
+                       "\r 33%|###3      | 1/3 [00:01<00:02,  1.00it/s, loss=1]"
+                       "\r 67%|######6   | 2/3 [00:02<00:01,  1.00it/s, loss=2]"
+                       "\r100%|##########| 3/3 [00:03<00:00,  1.00it/s, loss=3]"
+                       "\r100%|##########| 3/3 [00:04<00:00,  1.33s/it, loss=3]\n");
 }
 
 TEST_CASE("progress: redraws at most every min_interval, over a DataLoader, and after a break") {

@@ -69,11 +69,13 @@ inline std::string format_interval(double seconds) {
 
 /// tqdm.format_meter: the line drawn for n items done of `total` (nullopt: unknown) after
 /// `elapsed` seconds, with tqdm's ASCII bar. Rate in it/s (s/it below one item a second), "?"
-/// before it is known; ETA = (total - n) / rate.
+/// before it is known; ETA = (total - n) / rate; a postfix (tqdm's set_postfix_str) after the rate.
 ///   format_meter(5, 10, 2.0) == " 50%|#####     | 5/10 [00:02<00:02,  2.50it/s]"
 ///   format_meter(5, std::nullopt, 2.0, "load") == "load: 5it [00:02,  2.50it/s]"
+///   format_meter(5, std::nullopt, 2.0, "", 10, "loss=1") == "5it [00:02,  2.50it/s, loss=1]"
 inline std::string format_meter(std::int64_t n, std::optional<std::int64_t> total, double elapsed,
-                                const std::string& desc = {}, int bar_width = 10) {
+                                const std::string& desc = {}, int bar_width = 10,
+                                const std::string& postfix = {}) {
     std::string out = desc.empty() ? std::string() : desc + ": ";
     const double rate = elapsed > 0 && n > 0 ? static_cast<double>(n) / elapsed : 0.0;
     char num[64];
@@ -87,6 +89,8 @@ inline std::string format_meter(std::int64_t n, std::optional<std::int64_t> tota
         std::snprintf(num, sizeof num, "%5.2f", 1.0 / rate);
         rate_text = std::string(num) + "s/it";
     }
+    if (!postfix.empty())
+        rate_text += ", " + postfix;
     if (!total || *total <= 0) {
         return out + std::to_string(n) + "it [" + format_interval(elapsed) + ", " + rate_text + "]";
     }
@@ -158,13 +162,16 @@ public:
         *out_ << '\n' << std::flush;
     }
     [[nodiscard]] std::int64_t n() const noexcept { return n_; }
+    /// The text after the rate from the next redraw on.
+    void set_postfix(std::string text) { postfix_ = std::move(text); }
 
 private:
     void draw(double now) {
         if (!enabled_)
             return;
         last_draw_ = now;
-        std::string line = format_meter(n_, total_, now - start_, opts_.desc, opts_.bar_width);
+        std::string line =
+            format_meter(n_, total_, now - start_, opts_.desc, opts_.bar_width, postfix_);
         const std::size_t len = line.size();
         if (len < last_len_) // blank out what a longer previous line left
             line.append(last_len_ - len, ' ');
@@ -181,6 +188,7 @@ private:
     double last_draw_ = 0;
     std::size_t last_len_ = 0;
     bool closed_ = false;
+    std::string postfix_;
 };
 
 } // namespace detail
@@ -256,6 +264,15 @@ public:
     ///   for (auto& b : bar) {}
     ///   bar.n() == loader.size()
     [[nodiscard]] std::int64_t n() const noexcept { return meter_ ? meter_->n() : 0; }
+
+    /// tqdm's set_postfix_str: text shown after the rate from the next redraw of this pass on
+    /// (the training loss, say).
+    ///   auto bar = progress(loader);
+    ///   for (auto& [x, y] : bar) bar.set_postfix_str("loss=" + std::to_string(step(x, y)));
+    void set_postfix_str(std::string text) {
+        if (meter_)
+            meter_->set_postfix(std::move(text));
+    }
 
 private:
     held_range range_;
