@@ -7,9 +7,13 @@
 //   nn/functional.hpp     the losses: cross_entropy, nll_loss, mse_loss, l1_loss, smooth_l1_loss,
 //                         huber_loss, binary_cross_entropy(_with_logits)
 //   nn/train_step.hpp     TrainOneStep (forward, loss, backward and update per call)
+//   nn/modules.hpp        Linear, the activations (ReLU, GELU, Tanh, ...), Sequential;
+//                         functional_call
 
 #include "staticpy/nn/clip_grad.hpp"
 #include "staticpy/nn/functional.hpp"
+#include "staticpy/nn/init.hpp"
 #include "staticpy/nn/lr_scheduler.hpp"
+#include "staticpy/nn/modules.hpp"
 #include "staticpy/nn/optim.hpp"
 #include "staticpy/nn/train_step.hpp"

@@ -66,6 +66,12 @@ struct str {
         return {{}, std::forward<V>(v)};
     }
 
+    /// "a"_s + "b"_s is "ab"_s, as Python's str +.
+    template <fixed_string T>
+    friend constexpr str<S + T> operator+(str, str<T>) {
+        return {};
+    }
+
     template <fixed_string T>
     friend constexpr std::bool_constant<S.view() == T.view()> operator==(str, str<T>) {
         return {};

@@ -1,0 +1,419 @@
+#pragma once
+// staticpy::nn modules: layers that hold their parameters (PyTorch's nn.Module), composed at
+// compile time, with the parameters as one staticpy dict keyed by PyTorch's names.
+//
+//   auto model = nn::Sequential(nn::Linear<784, 128>{}, nn::ReLU{}, nn::Linear<128, 10>{});
+//   auto y = model(x);                          // forward with the model's own parameters
+//   auto params = model.parameters();           // dict("0.weight"_s = ..., "0.bias"_s = ...,
+//                                               //      "2.weight"_s = ..., "2.bias"_s = ...)
+//   nn::optim::SGD opt(params, {.lr = 0.1});    // handles: the optimiser updates the model
+//   auto loss_fn = [&](const auto& p, const auto& x, const auto& y) {
+//       return nn::functional::cross_entropy(nn::functional_call(model, p, x), y);
+//   };
+//   auto [loss, grads] = jit(value_and_grad(loss_fn))(params, x, y);   // grads: the same keys
+//
+// A module M provides some of
+//   M::own_parameters() const    its own parameters' tensor handles, a dict keyed by their names
+//                                ("weight", "bias"): the layers
+//   M::children() const          its submodules, a dict of pointers keyed by their names
+//                                ("fc1", or "0" in a Sequential): the composite modules
+// and always
+//   M::forward(self, x...) const the forward pass, where self["weight"_s] is a parameter and
+//                                self["fc1"_s] a child, callable as self["fc1"_s](x)
+// and nn::Module<M> (its base) adds parameters(): the own parameters and every child's, each
+// child's names after its own and a dot ("fc1.weight"), as PyTorch's named_parameters();
+// model(x); named_parameters(); state_dict(). A user's module is a plain struct of that shape:
+//
+//   struct MLP : nn::Module<MLP> {
+//       nn::Linear<784, 128> fc1;
+//       nn::Linear<128, 10> fc2;
+//       auto children() const { return dict("fc1"_s = &fc1, "fc2"_s = &fc2); }
+//       auto forward(const auto& self, const auto& x) const {
+//           return self["fc2"_s](relu(self["fc1"_s](x)));
+//       }
+//   };
+//
+// self is the module bound to a dict of parameters (nn::functional_call(model, params, x), as
+// torch.func.functional_call) whose keys are parameters()' and whose values are tensors, autodiff
+// tape Vars or graph tracers; model(x) binds model.parameters(). Forward passes read the
+// parameters through self rather than through the members because a traced graph is a C++
+// type: the tensors a gradient is taken with respect to must be arguments of the traced function,
+// not members read behind its back (MindSpore's Parameters are implicit graph inputs; C++ cannot
+// swap a member's type for a tracer's).
+//
+// Shapes flow at compile time: Linear<In, Out>'s weight is Tensor<float, shape<Out, In>>, and an
+// input whose last size is a compile-time number other than In is a compile error, PyTorch's
+// "mat1 and mat2 shapes cannot be multiplied" with the sizes in the failing requirement
+// (raise::mat1_and_mat2_shapes<batch, input size, in_features, out_features>, batch -1 when it is
+// a run-time size). A run-time size that does not fit is linear()'s RuntimeError.
+//
+// Initialisation is PyTorch's default (nn.Linear.reset_parameters: kaiming_uniform_ with
+// a = sqrt(5), i.e. U(-1/sqrt(in), 1/sqrt(in)), for the weight, U(-1/sqrt(in), 1/sqrt(in)) for the
+// bias), drawn from a Generator: the default one unless the layer is given one. The numbers
+// are not PyTorch's (its generator is another one), their distribution is.
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <boost/hana/unpack.hpp>
+
+#include "staticpy/containers/dict.hpp"
+#include "staticpy/core/constant.hpp"
+#include "staticpy/core/fixed_string.hpp"
+#include "staticpy/core/generator.hpp"
+#include "staticpy/nn/init.hpp"
+#include "staticpy/tensor.hpp"
+
+namespace staticpy {
+
+namespace raise {
+/// Linear's input [Batch x InputSize] (Batch -1: a run-time size) does not fit its weight,
+/// [InFeatures x OutFeatures] as mat2: PyTorch's "mat1 and mat2 shapes cannot be multiplied
+/// (64x784 and 100x10)".
+template <std::int64_t Batch, std::int64_t InputSize, std::int64_t InFeatures,
+          std::int64_t OutFeatures>
+inline constexpr bool mat1_and_mat2_shapes = false;
+} // namespace raise
+
+namespace nn {
+
+namespace detail {
+
+/// The text of a compile-time str key.
+template <class K>
+struct key_text;
+template <fixed_string S>
+struct key_text<str<S>> {
+    static constexpr auto value = S;
+};
+
+/// d with Prefix before every key: prefixed<"fc1.">(dict("weight"_s = w)) is
+/// dict("fc1.weight"_s = w).
+template <fixed_string Prefix, class Dict>
+auto prefixed(const Dict& d) {
+    return boost::hana::unpack(d.entries, [](const auto&... item) {
+        return dict((str<Prefix + key_text<std::remove_cvref_t<decltype(item.key)>>::value>{} =
+                         item.value)...);
+    });
+}
+
+/// Whether M has submodules (children()), and whether one of them is called Name.
+template <class M>
+concept has_children = requires(const M& m) {
+    m.children();
+};
+template <class M, fixed_string Name>
+constexpr bool has_child() {
+    if constexpr (has_children<M>)
+        return decltype(std::declval<const M&>().children().contains(str<Name>{}))::value;
+    else
+        return false;
+}
+
+/// The last size of X's shape when it is a compile-time number, else -1.
+template <class X>
+constexpr std::int64_t static_last_size() {
+    using S = typename X::shape_type;
+    if constexpr (S::rank == 0)
+        return -1;
+    else
+        return S::static_extents[S::rank - 1];
+}
+
+/// The first size of X's shape when X is a matrix with a compile-time first size, else -1.
+template <class X>
+constexpr std::int64_t static_batch_size() {
+    using S = typename X::shape_type;
+    if constexpr (S::rank != 2)
+        return -1;
+    else
+        return S::static_extents[0];
+}
+
+/// M's own parameters: own_parameters(), or none.
+template <class M>
+auto own_parameters_of(const M& m) {
+    if constexpr (requires { m.own_parameters(); })
+        return m.own_parameters();
+    else
+        return dict();
+}
+
+} // namespace detail
+
+/// A module bound to parameters: what a module's forward pass gets as `self`. self["name"_s] is
+/// the module's child of that name, bound in turn (callable: self["fc1"_s](x)), or else the
+/// parameter Prefix + name of the parameters (a dict with the model's parameters()' keys).
+template <class M, fixed_string Prefix, class Parameters>
+class Bound {
+public:
+    Bound(const M& module, const Parameters& parameters)
+        : module_(&module), parameters_(&parameters) {}
+
+    template <fixed_string Name>
+    decltype(auto) operator[](str<Name> name) const {
+        if constexpr (detail::has_child<M, Name>()) {
+            const auto& child = *module_->children()[name];
+            using child_type = std::remove_cvref_t<decltype(child)>;
+            return Bound<child_type, Prefix + Name + fixed_string("."), Parameters>(child,
+                                                                                    *parameters_);
+        } else {
+            return (*parameters_)[str<Prefix + Name>{}];
+        }
+    }
+
+    /// The bound module's forward pass.
+    template <class... X>
+    auto operator()(const X&... x) const {
+        return module_->forward(*this, x...);
+    }
+
+    /// The module itself (its settings: a LeakyReLU's slope, a layer's sizes).
+    [[nodiscard]] const M& module() const noexcept { return *module_; }
+
+private:
+    const M* module_;
+    const Parameters* parameters_;
+};
+
+/// torch.func.functional_call(model, parameters, x): model's forward pass with other parameters
+/// (parameters()' keys; tensors, tape Vars or graph tracers), e.g. the ones grad differentiates.
+template <class M, class Parameters, class... X>
+auto functional_call(const M& model, const Parameters& parameters, const X&... x) {
+    return Bound<M, fixed_string(""), Parameters>(model, parameters)(x...);
+}
+
+/// What every module shares, on top of its own_parameters(), children() and forward() (CRTP).
+template <class Derived>
+class Module {
+public:
+    /// The parameters by PyTorch's names: the own ones, then each child's after its name and a
+    /// dot ("0.weight", "fc1.bias"), as handles of the modules' tensors.
+    auto parameters() const {
+        const Derived& m = self();
+        if constexpr (detail::has_children<Derived>) {
+            return boost::hana::unpack(m.children().entries, [&](const auto&... child) {
+                return dict(detail::own_parameters_of(m),
+                            detail::prefixed<
+                                detail::key_text<std::remove_cvref_t<decltype(child.key)>>::value +
+                                fixed_string(".")>(child.value->parameters())...);
+            });
+        } else {
+            return detail::own_parameters_of(m);
+        }
+    }
+
+    /// model(x): the forward pass with the module's own parameters.
+    template <class... X>
+    auto operator()(const X&... x) const {
+        const auto params = parameters();
+        return functional_call(self(), params, x...);
+    }
+
+    /// The parameters by name: the dict parameters() gives (PyTorch's named_parameters()).
+    auto named_parameters() const { return parameters(); }
+
+    /// What a checkpoint holds: the parameters (and, once modules have them, the buffers).
+    auto state_dict() const { return parameters(); }
+
+private:
+    const Derived& self() const { return static_cast<const Derived&>(*this); }
+};
+
+/// A module without parameters or children (the activations).
+template <class Derived>
+class ParameterFree : public Module<Derived> {};
+
+// =================================================================================================
+// Layers
+// =================================================================================================
+
+/// nn.Linear(in_features, out_features, bias): y = x @ weight^T + bias, weight [Out, In].
+///   nn::Linear<784, 128> fc;                 // from the default generator
+///   nn::Linear<784, 128, false> no_bias(gen); // from a Generator, without bias
+template <std::int64_t InFeatures, std::int64_t OutFeatures, bool Bias = true, class T = float>
+class Linear : public Module<Linear<InFeatures, OutFeatures, Bias, T>> {
+    static_assert(InFeatures >= 0 && OutFeatures >= 0,
+                  "staticpy: RuntimeError: Trying to create tensor with negative dimension");
+    static_assert(std::is_floating_point_v<T>,
+                  "staticpy: TypeError: nn.Linear's parameters need a floating-point dtype");
+
+public:
+    static constexpr std::int64_t in_features = InFeatures;
+    static constexpr std::int64_t out_features = OutFeatures;
+    using weight_type = decltype(empty<T>(int_<OutFeatures>{}, int_<InFeatures>{}));
+    using bias_type = std::conditional_t<Bias, decltype(empty<T>(int_<OutFeatures>{})), none_t>;
+
+    weight_type weight;
+    bias_type bias;
+
+    /// Initialised as PyTorch's nn.Linear, from the default generator.
+    Linear() : Linear(default_generator()) {}
+    /// Initialised as PyTorch's nn.Linear, from gen.
+    explicit Linear(Generator& gen) : weight(empty<T>(int_<OutFeatures>{}, int_<InFeatures>{})) {
+        if constexpr (Bias)
+            bias = empty<T>(int_<OutFeatures>{});
+        reset_parameters(gen);
+    }
+
+    /// PyTorch's reset_parameters: kaiming_uniform_(weight, a = sqrt(5)), then the bias from
+    /// U(-1/sqrt(in), 1/sqrt(in)) (no draws for it when in_features is 0).
+    void reset_parameters(Generator& gen = default_generator()) {
+        init::kaiming_uniform_(weight, std::sqrt(5.0), "fan_in", "leaky_relu", gen);
+        if constexpr (Bias) {
+            if constexpr (InFeatures > 0) {
+                const double bound = 1.0 / std::sqrt(static_cast<double>(InFeatures));
+                init::uniform_(bias, -bound, bound, gen);
+            } else {
+                init::zeros_(bias);
+            }
+        }
+    }
+
+    auto own_parameters() const {
+        if constexpr (Bias)
+            return dict(str<"weight">{} = weight, str<"bias">{} = bias);
+        else
+            return dict(str<"weight">{} = weight);
+    }
+
+    template <class Self, class X>
+    auto forward(const Self& self, const X& x) const {
+        constexpr std::int64_t size = detail::static_last_size<X>();
+        if constexpr (size >= 0 && size != InFeatures) {
+            static_assert(raise::mat1_and_mat2_shapes<detail::static_batch_size<X>(), size,
+                                                      InFeatures, OutFeatures>,
+                          "staticpy: RuntimeError: mat1 and mat2 shapes cannot be multiplied "
+                          "(the input's last size is not the nn::Linear's in_features)");
+            return x; // not linear(): its own error would follow this one
+        } else if constexpr (Bias)
+            return linear(x, self[str<"weight">{}], self[str<"bias">{}]);
+        else
+            return linear(x, self[str<"weight">{}]);
+    }
+};
+
+// ---- activations --------------------------------------------------------------------------------
+
+/// nn.Identity: x itself.
+struct Identity : ParameterFree<Identity> {
+    template <class Self, class X>
+    auto forward(const Self&, const X& x) const {
+        return x;
+    }
+};
+
+/// nn.ReLU, nn.GELU, nn.Tanh, nn.Sigmoid, nn.SiLU: the elementwise function of the same name.
+#define STATICPY_NN_ACTIVATION(Module, function)                                                   \
+    struct Module : ParameterFree<Module> {                                                        \
+        template <class Self, class X>                                                             \
+        auto forward(const Self&, const X& x) const {                                              \
+            return function(x);                                                                    \
+        }                                                                                          \
+    };
+STATICPY_NN_ACTIVATION(ReLU, relu)
+STATICPY_NN_ACTIVATION(GELU, gelu)
+STATICPY_NN_ACTIVATION(Tanh, tanh)
+STATICPY_NN_ACTIVATION(Sigmoid, sigmoid)
+STATICPY_NN_ACTIVATION(SiLU, silu)
+#undef STATICPY_NN_ACTIVATION
+
+/// nn.LeakyReLU(negative_slope = 0.01).
+struct LeakyReLU : ParameterFree<LeakyReLU> {
+    double negative_slope = 0.01;
+
+    LeakyReLU() = default;
+    explicit LeakyReLU(double slope) : negative_slope(slope) {}
+
+    template <class Self, class X>
+    auto forward(const Self&, const X& x) const {
+        return leaky_relu(x, negative_slope);
+    }
+};
+
+/// nn.Softmax(dim) and nn.LogSoftmax(dim), the dim a compile-time int: nn::Softmax{1_c}.
+template <class Dim>
+struct Softmax : ParameterFree<Softmax<Dim>> {
+    Dim dim{};
+    constexpr Softmax() = default;
+    constexpr explicit Softmax(Dim d) : dim(d) {}
+    template <class Self, class X>
+    auto forward(const Self&, const X& x) const {
+        return softmax(x, dim);
+    }
+};
+template <class Dim>
+struct LogSoftmax : ParameterFree<LogSoftmax<Dim>> {
+    Dim dim{};
+    constexpr LogSoftmax() = default;
+    constexpr explicit LogSoftmax(Dim d) : dim(d) {}
+    template <class Self, class X>
+    auto forward(const Self&, const X& x) const {
+        return log_softmax(x, dim);
+    }
+};
+
+// =================================================================================================
+// Sequential
+// =================================================================================================
+
+/// nn.Sequential(layers...): each layer's output is the next one's input. The parameters of
+/// layer i are named "i.<name>" ("0.weight"), as PyTorch names them.
+///   nn::Sequential model(nn::Linear<784, 128>{}, nn::ReLU{}, nn::Linear<128, 10>{});
+///   model[0_c].weight                        // the first layer
+template <class... Layers>
+class Sequential : public Module<Sequential<Layers...>> {
+public:
+    static constexpr std::size_t size = sizeof...(Layers);
+
+    explicit Sequential(Layers... layers) : layers_(std::move(layers)...) {}
+
+    /// model[i_c]: layer i (a reference: its parameters are the model's).
+    template <long long I>
+    const auto& operator[](int_<I>) const {
+        static_assert(I >= 0 && I < static_cast<long long>(size),
+                      "staticpy: IndexError: index out of range in nn.Sequential");
+        return std::get<I>(layers_);
+    }
+    template <long long I>
+    auto& operator[](int_<I>) {
+        static_assert(I >= 0 && I < static_cast<long long>(size),
+                      "staticpy: IndexError: index out of range in nn.Sequential");
+        return std::get<I>(layers_);
+    }
+
+    /// The layers, named by their index: "0", "1", ...
+    auto children() const {
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return dict((str<decimal_fixed_string<I>()>{} = &std::get<I>(layers_))...);
+        }
+        (std::index_sequence_for<Layers...>{});
+    }
+
+    template <class Self, class X>
+    auto forward(const Self& self, const X& x) const {
+        return forward_from<0>(self, x);
+    }
+
+private:
+    template <std::size_t I, class Self, class X>
+    auto forward_from(const Self& self, const X& x) const {
+        if constexpr (I == size)
+            return x;
+        else
+            return forward_from<I + 1>(self, self[str<decimal_fixed_string<I>()>{}](x));
+    }
+
+    std::tuple<Layers...> layers_;
+};
+
+template <class... Layers>
+Sequential(Layers...) -> Sequential<Layers...>;
+
+} // namespace nn
+
+} // namespace staticpy
