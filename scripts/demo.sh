@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds and runs the staticpy tour (examples/tour.cpp) in build/demo (Release, g++).
-# Installs the missing Debian packages first (cmake make g++ libboost-dev).
+# Builds and runs the staticpy tour (examples/tour.cpp), the jit example, then its main job:
+# training an MLP on Fashion-MNIST for one epoch (examples/train_fashion_mnist.cpp; more with
+# DEMO_EPOCHS=N), in build/demo (Release, g++). Installs the missing Debian packages first
+# (scripts/install-deps.sh demo: the compilers, Boost, zlib and the dataset).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,7 +29,8 @@ cmake -S "$ROOT" -B "$BUILD" -G "Unix Makefiles" \
     -DSTATICPY_BUILD_EXAMPLES=ON \
     -DSTATICPY_BUILD_BENCHMARKS=OFF \
     -DSTATICPY_WARNINGS_AS_ERRORS=OFF
-cmake --build "$BUILD" --target example_tour example_jit_graph -j "$JOBS"
+cmake --build "$BUILD" --target example_tour example_jit_graph example_train_fashion_mnist \
+    -j "$JOBS"
 
 echo
 echo "===== staticpy tour ====="
@@ -37,3 +40,8 @@ cd "$ROOT"
 echo
 echo "===== staticpy::jit: one function, two modes ====="
 "$BUILD/examples/example_jit_graph" "$BUILD/graph.dot"
+
+echo
+echo "===== Training: an MLP on Fashion-MNIST ====="
+"$BUILD/examples/example_train_fashion_mnist" --epochs "${DEMO_EPOCHS:-1}" \
+    --log "$BUILD/train_fashion_mnist.csv"
