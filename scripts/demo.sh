@@ -22,9 +22,12 @@ if [[ -f "$BUILD/CMakeCache.txt" ]] &&
     rm -rf "$BUILD"
 fi
 
+# -march=native: the demo runs where it is built, and its training epoch takes 2.5x as long with
+# the portable x86-64 baseline (SSE2 vectors, no FMA) that a plain build gives.
 cmake -S "$ROOT" -B "$BUILD" -G "Unix Makefiles" \
     -DCMAKE_CXX_COMPILER=g++ \
     -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_FLAGS=-march=native \
     -DSTATICPY_BUILD_TESTS=OFF \
     -DSTATICPY_BUILD_EXAMPLES=ON \
     -DSTATICPY_BUILD_BENCHMARKS=OFF \
