@@ -59,6 +59,7 @@ template <fixed_string S>
 struct str {
     static constexpr std::string_view value = S.view();
     static constexpr std::size_t size = S.size();
+    static constexpr auto text = S; // the fixed_string itself, for building other strs' texts
     constexpr operator std::string_view() const { return value; } // NOLINT: implicit on purpose
 
     template <class V>

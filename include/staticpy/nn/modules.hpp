@@ -83,21 +83,13 @@ namespace nn {
 
 namespace detail {
 
-/// The text of a compile-time str key.
-template <class K>
-struct key_text;
-template <fixed_string S>
-struct key_text<str<S>> {
-    static constexpr auto value = S;
-};
-
 /// d with Prefix before every key: prefixed<"fc1.">(dict("weight"_s = w)) is
 /// dict("fc1.weight"_s = w).
 template <fixed_string Prefix, class Dict>
 auto prefixed(const Dict& d) {
     return boost::hana::unpack(d.entries, [](const auto&... item) {
-        return dict((str<Prefix + key_text<std::remove_cvref_t<decltype(item.key)>>::value>{} =
-                         item.value)...);
+        return dict(
+            (str<Prefix + std::remove_cvref_t<decltype(item.key)>::text>{} = item.value)...);
     });
 }
 
@@ -198,9 +190,8 @@ public:
         if constexpr (detail::has_children<Derived>) {
             return boost::hana::unpack(m.children().entries, [&](const auto&... child) {
                 return dict(detail::own_parameters_of(m),
-                            detail::prefixed<
-                                detail::key_text<std::remove_cvref_t<decltype(child.key)>>::value +
-                                fixed_string(".")>(child.value->parameters())...);
+                            detail::prefixed<std::remove_cvref_t<decltype(child.key)>::text +
+                                             fixed_string(".")>(child.value->parameters())...);
             });
         } else {
             return detail::own_parameters_of(m);
@@ -223,10 +214,6 @@ public:
 private:
     const Derived& self() const { return static_cast<const Derived&>(*this); }
 };
-
-/// A module without parameters or children (the activations).
-template <class Derived>
-class ParameterFree : public Module<Derived> {};
 
 // =================================================================================================
 // Layers
@@ -300,7 +287,7 @@ public:
 // ---- activations --------------------------------------------------------------------------------
 
 /// nn.Identity: x itself.
-struct Identity : ParameterFree<Identity> {
+struct Identity : Module<Identity> {
     template <class Self, class X>
     auto forward(const Self&, const X& x) const {
         return x;
@@ -308,8 +295,8 @@ struct Identity : ParameterFree<Identity> {
 };
 
 /// nn.ReLU, nn.GELU, nn.Tanh, nn.Sigmoid, nn.SiLU: the elementwise function of the same name.
-#define STATICPY_NN_ACTIVATION(Module, function)                                                   \
-    struct Module : ParameterFree<Module> {                                                        \
+#define STATICPY_NN_ACTIVATION(Name, function)                                                     \
+    struct Name : Module<Name> {                                                                   \
         template <class Self, class X>                                                             \
         auto forward(const Self&, const X& x) const {                                              \
             return function(x);                                                                    \
@@ -323,7 +310,7 @@ STATICPY_NN_ACTIVATION(SiLU, silu)
 #undef STATICPY_NN_ACTIVATION
 
 /// nn.LeakyReLU(negative_slope = 0.01).
-struct LeakyReLU : ParameterFree<LeakyReLU> {
+struct LeakyReLU : Module<LeakyReLU> {
     double negative_slope = 0.01;
 
     LeakyReLU() = default;
@@ -336,26 +323,20 @@ struct LeakyReLU : ParameterFree<LeakyReLU> {
 };
 
 /// nn.Softmax(dim) and nn.LogSoftmax(dim), the dim a compile-time int: nn::Softmax{1_c}.
-template <class Dim>
-struct Softmax : ParameterFree<Softmax<Dim>> {
-    Dim dim{};
-    constexpr Softmax() = default;
-    constexpr explicit Softmax(Dim d) : dim(d) {}
-    template <class Self, class X>
-    auto forward(const Self&, const X& x) const {
-        return softmax(x, dim);
-    }
-};
-template <class Dim>
-struct LogSoftmax : ParameterFree<LogSoftmax<Dim>> {
-    Dim dim{};
-    constexpr LogSoftmax() = default;
-    constexpr explicit LogSoftmax(Dim d) : dim(d) {}
-    template <class Self, class X>
-    auto forward(const Self&, const X& x) const {
-        return log_softmax(x, dim);
-    }
-};
+#define STATICPY_NN_ACTIVATION_ALONG_DIM(Name, function)                                           \
+    template <class Dim>                                                                           \
+    struct Name : Module<Name<Dim>> {                                                              \
+        Dim dim{};                                                                                 \
+        constexpr Name() = default;                                                                \
+        constexpr explicit Name(Dim d) : dim(d) {}                                                 \
+        template <class Self, class X>                                                             \
+        auto forward(const Self&, const X& x) const {                                              \
+            return function(x, dim);                                                               \
+        }                                                                                          \
+    };
+STATICPY_NN_ACTIVATION_ALONG_DIM(Softmax, softmax)
+STATICPY_NN_ACTIVATION_ALONG_DIM(LogSoftmax, log_softmax)
+#undef STATICPY_NN_ACTIVATION_ALONG_DIM
 
 // =================================================================================================
 // Sequential
