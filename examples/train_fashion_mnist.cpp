@@ -1,13 +1,17 @@
-// Trains an MLP 784-128-10 on Fashion-MNIST: the model defined at compile time (nn::Sequential),
-// fed by a shuffled DataLoader, each step (forward, cross-entropy, backward, SGD update) one
-// compiled graph (nn::TrainOneStep), the test accuracy after each epoch, and a CSV log.
+// Trains a model on Fashion-MNIST, defined at compile time (nn::Sequential): an MLP 784-128-10
+// (the LeNet-5-style CNN joins it once pooling is in). It is fed by a shuffled DataLoader with a
+// progress bar (loss, samples/s), each step (forward, cross-entropy, backward, SGD update) runs as
+// compiled graphs (nn::TrainOneStep); after each epoch the test accuracy; at the end a checkpoint
+// of the model and its optimiser (safetensors, reloaded into a fresh model to check it), a CSV log
+// and an SVG picture of the loss and accuracy curves.
 //
-//   build/demo/examples/example_train_fashion_mnist [--epochs N] [--root DIR] [--log FILE]
+//   build/demo/examples/example_train_fashion_mnist [--epochs N] [--root DIR] [--out DIR]
 //
-// --epochs defaults to 1, --root to /usr/share/datasets/fashion-mnist (apt-get install
-// dataset-fashion-mnist), --log to train_fashion_mnist.csv (one row per 100 steps and per epoch).
-// SGD with lr 0.1 and batch 64, as in PyTorch's tutorials; the images normalised as torchvision's
-// ToTensor() + Normalize((0.2860,), (0.3530,)).
+// --epochs defaults to 1, --root to /usr/share/datasets/fashion-mnist (apt-get
+// install dataset-fashion-mnist), --out to the working directory: train_fashion_mnist.csv (one
+// row per 100 steps and per epoch), train_fashion_mnist.svg, <model>.safetensors and
+// <model>_optimizer.safetensors. SGD with lr 0.1 and batch 64, as in PyTorch's tutorials; the
+// images normalised as torchvision's ToTensor() + Normalize((0.2860,), (0.3530,)).
 
 #include <chrono>
 #include <cstdint>
@@ -24,6 +28,8 @@
 #include <staticpy/nn.hpp>
 #include <staticpy/staticpy.hpp>
 
+#include "training_curves.hpp"
+
 using namespace staticpy;
 using namespace staticpy::data;
 using namespace staticpy::literals;
@@ -34,8 +40,13 @@ namespace {
 struct arguments {
     int epochs = 1;
     std::filesystem::path root = fashion_mnist_root;
-    std::filesystem::path log = "train_fashion_mnist.csv";
+    std::filesystem::path out = ".";
 };
+
+[[noreturn]] void usage(const char* program) {
+    std::cerr << "usage: " << program << " [--epochs N] [--root DIR] [--out DIR]\n";
+    std::exit(2);
+}
 
 arguments parse(int argc, char** argv) {
     arguments a;
@@ -46,11 +57,10 @@ arguments parse(int argc, char** argv) {
             a.epochs = std::atoi(argv[++i]);
         } else if (arg == "--root" && has_value) {
             a.root = argv[++i];
-        } else if (arg == "--log" && has_value) {
-            a.log = argv[++i];
+        } else if (arg == "--out" && has_value) {
+            a.out = argv[++i];
         } else {
-            std::cerr << "usage: " << argv[0] << " [--epochs N] [--root DIR] [--log FILE]\n";
-            std::exit(2);
+            usage(argv[0]);
         }
     }
     if (a.epochs < 1) {
@@ -70,6 +80,105 @@ std::string fixed(double v, int digits) {
     return buf;
 }
 
+/// What the models share: the data, the log and the curves.
+struct session {
+    const arguments& args;
+    FashionMNIST& train_set;
+    FashionMNIST& test_set;
+    std::ofstream& log;
+    training_curves& curves;
+};
+
+/// The fraction of the test set that model (with these parameters) classifies right; as_input
+/// shapes a batch of images [n, 28, 28] for the model.
+template <class Model, class AsInput>
+double test_accuracy(const Model& model, FashionMNIST& test_set, const AsInput& as_input) {
+    DataLoader test_loader(test_set, {.batch_size = 1000});
+    auto predict = jit([&](const auto& params, const auto& images) {
+        return nn::functional_call(model, params, images).argmax(1_c);
+    });
+    std::int64_t correct = 0, seen = 0;
+    for (auto& [x, y] : test_loader) {
+        correct += (predict(model.parameters(), as_input(x)) == y).sum().item();
+        seen += x.sizes()[0];
+    }
+    return static_cast<double>(correct) / static_cast<double>(seen);
+}
+
+/// Trains model for the session's epochs with SGD (lr 0.1, batch 64), logging as it goes, then
+/// writes its checkpoint and reloads it into fresh_model to check that the file holds the model.
+template <class Model, class AsInput>
+void train(session& s, const std::string& name, const std::string& description, Model& model,
+           Model fresh_model, const AsInput& as_input) {
+    Generator shuffle(42);
+    // One worker: the step's kernels use the other core (a worker's core is reserved while
+    // it runs, so that the kernels' threads do not spin on it).
+    DataLoader train_loader(
+        s.train_set, {.batch_size = 64, .shuffle = true, .num_workers = 1, .generator = &shuffle});
+    // One training step as compiled graphs: forward, loss, gradients and the SGD update,
+    // written over the model's parameters.
+    nn::optim::SGD optimizer(model.parameters(), {.lr = 0.1});
+    auto loss_fn = [&](const auto& params, const auto& images, const auto& labels) {
+        return F::cross_entropy(nn::functional_call(model, params, images), labels);
+    };
+    nn::TrainOneStep step(loss_fn, optimizer);
+
+    std::cout << name << ": " << description << ", SGD lr 0.1, batch 64, " << s.args.epochs
+              << " epoch(s)\n";
+    std::int64_t global_step = 0;
+    double accuracy = 0;
+    for (int epoch = 1; epoch <= s.args.epochs; ++epoch) {
+        const auto start = std::chrono::steady_clock::now();
+        double loss_sum = 0, window_sum = 0;
+        std::int64_t samples = 0, batches = 0, window = 0;
+        auto bar = progress(train_loader, {.desc = name + " epoch " + std::to_string(epoch)});
+        for (auto& [x, y] : bar) {
+            const float loss = step(as_input(x), y).item();
+            loss_sum += loss;
+            window_sum += loss;
+            ++batches;
+            ++window;
+            ++global_step;
+            samples += x.sizes()[0];
+            if (window == 100) {
+                const double rate = static_cast<double>(samples) / seconds_since(start);
+                bar.set_postfix_str("loss=" + fixed(window_sum / 100, 3) + ", " +
+                                    fixed(rate / 1000, 1) + "k samples/s");
+                s.log << name << ',' << epoch << ',' << global_step << ',' << window_sum / 100
+                      << ",," << rate << '\n';
+                s.curves.add_loss(name, static_cast<double>(global_step), window_sum / 100);
+                window_sum = 0;
+                window = 0;
+            }
+        }
+        const double train_seconds = seconds_since(start);
+        accuracy = test_accuracy(model, s.test_set, as_input);
+        const double rate = static_cast<double>(samples) / train_seconds;
+        s.log << name << ',' << epoch << ',' << global_step << ','
+              << loss_sum / static_cast<double>(batches) << ',' << accuracy << ',' << rate << '\n';
+        s.curves.add_accuracy(name, epoch, accuracy);
+        std::cout << name << " epoch " << epoch << ": train loss " << fixed(loss_sum / batches, 4)
+                  << ", test accuracy " << fixed(100 * accuracy, 2) << " %, "
+                  << fixed(train_seconds, 2) << " s (" << fixed(rate / 1000, 1)
+                  << "k samples/s, data loading included)\n";
+    }
+
+    // The checkpoint: the model's state_dict and the optimiser's, as safetensors files; a fresh
+    // model loaded from the first must classify exactly as the trained one.
+    const auto model_file = s.args.out / (name + ".safetensors");
+    const auto optimizer_file = s.args.out / (name + "_optimizer.safetensors");
+    nn::save(model.state_dict(), model_file.string());
+    nn::save(optimizer.state_dict(), optimizer_file.string());
+    nn::load_state_dict(fresh_model, nn::load(model_file.string()));
+    const double reloaded = test_accuracy(fresh_model, s.test_set, as_input);
+    std::cout << name << " checkpoint: " << model_file.string() << " and "
+              << optimizer_file.filename().string()
+              << "; reloaded into a fresh model: test accuracy " << fixed(100 * reloaded, 2) << " %"
+              << (reloaded == accuracy ? " (the same)" : " (DIFFERS)") << "\n";
+    if (reloaded != accuracy)
+        throw RuntimeError("the reloaded checkpoint does not reproduce the trained model");
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -80,80 +189,27 @@ int main(int argc, char** argv) {
                   << " (apt-get install dataset-fashion-mnist): nothing to train on\n";
         return 1;
     }
+    std::filesystem::create_directories(args.out);
     const ToFloat normalise{.mean = 0.2860F, .std = 0.3530F};
     FashionMNIST train_set(args.root, true, normalise);
     FashionMNIST test_set(args.root, false, normalise);
-    Generator shuffle(42);
-    // One worker: the step's kernels use the other core (a worker's core is reserved while
-    // it runs, so that the kernels' threads do not spin on it).
-    DataLoader train_loader(
-        train_set, {.batch_size = 64, .shuffle = true, .num_workers = 1, .generator = &shuffle});
-    DataLoader test_loader(test_set, {.batch_size = 1000});
+    const auto log_file = args.out / "train_fashion_mnist.csv";
+    const auto plot_file = args.out / "train_fashion_mnist.svg";
+    std::ofstream log(log_file);
+    log << "model,epoch,step,train_loss,test_accuracy,samples_per_s\n";
+    training_curves curves;
+    session s{args, train_set, test_set, log, curves};
 
-    // The model, defined at compile time: its shapes are in its type.
+    // The model, defined at compile time: its shapes are in its type, and a layer whose input
+    // does not fit the previous layer's output is a compile error.
     Generator init(0);
-    nn::Sequential model(nn::Linear<784, 128>(init), nn::ReLU{}, nn::Linear<128, 10>(init));
-
-    // One training step as one graph: forward, loss, gradients and the SGD update, written over
-    // the model's parameters.
-    nn::optim::SGD optimizer(model.parameters(), {.lr = 0.1});
-    auto loss_fn = [&](const auto& params, const auto& images, const auto& labels) {
-        return F::cross_entropy(nn::functional_call(model, params, images), labels);
+    auto mlp = [&] {
+        return nn::Sequential(nn::Linear<784, 128>(init), nn::ReLU{}, nn::Linear<128, 10>(init));
     };
-    nn::TrainOneStep step(loss_fn, optimizer);
-    auto predict = jit([&](const auto& params, const auto& images) {
-        return nn::functional_call(model, params, images).argmax(1_c);
-    });
-
-    std::ofstream log(args.log);
-    log << "epoch,step,train_loss,test_accuracy,samples_per_s\n";
-    std::cout << "model: Linear(784, 128) -> ReLU -> Linear(128, 10), "
-              << "SGD lr 0.1, batch 64, " << args.epochs << " epoch(s)\n";
-
-    std::int64_t global_step = 0;
-    double accuracy = 0;
-    for (int epoch = 1; epoch <= args.epochs; ++epoch) {
-        const auto start = std::chrono::steady_clock::now();
-        double loss_sum = 0, window_sum = 0;
-        std::int64_t samples = 0, batches = 0, window = 0;
-        auto bar = progress(train_loader, {.desc = "epoch " + std::to_string(epoch)});
-        for (auto& [x, y] : bar) {
-            const std::int64_t n = x.sizes()[0];
-            const float loss = step(x.view(n, 784_c), y).item();
-            loss_sum += loss;
-            window_sum += loss;
-            ++batches;
-            ++window;
-            ++global_step;
-            samples += n;
-            if (window == 100) {
-                const double rate = static_cast<double>(samples) / seconds_since(start);
-                bar.set_postfix_str("loss=" + fixed(window_sum / 100, 3) + ", " +
-                                    fixed(rate / 1000, 1) + "k samples/s");
-                log << epoch << ',' << global_step << ',' << window_sum / 100 << ",," << rate
-                    << '\n';
-                window_sum = 0;
-                window = 0;
-            }
-        }
-        const double train_seconds = seconds_since(start);
-
-        std::int64_t correct = 0, seen = 0;
-        for (auto& [x, y] : test_loader) {
-            const std::int64_t n = x.sizes()[0];
-            const auto predicted = predict(model.parameters(), x.view(n, 784_c));
-            correct += (predicted == y).sum().item();
-            seen += n;
-        }
-        accuracy = static_cast<double>(correct) / static_cast<double>(seen);
-        const double rate = static_cast<double>(samples) / train_seconds;
-        log << epoch << ',' << global_step << ',' << loss_sum / static_cast<double>(batches) << ','
-            << accuracy << ',' << rate << '\n';
-        std::cout << "epoch " << epoch << ": train loss " << fixed(loss_sum / batches, 4)
-                  << ", test accuracy " << fixed(100 * accuracy, 2) << " %, "
-                  << fixed(train_seconds, 2) << " s (" << fixed(rate / 1000, 1)
-                  << "k samples/s, data loading included)\n";
-    }
-    std::cout << "log: " << args.log.string() << '\n';
+    auto model = mlp();
+    train(s, "mlp", "Linear(784, 128) -> ReLU -> Linear(128, 10)", model, mlp(),
+          [](const auto& x) { return x.view(x.sizes()[0], 784_c); });
+    curves.write_svg(plot_file.string());
+    std::cout << "log: " << log_file.string() << ", curves: " << plot_file.string() << '\n';
     return 0;
 }

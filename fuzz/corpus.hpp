@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fuzz_targets.hpp"
@@ -103,6 +104,58 @@ inline bytes cat(bytes a, const bytes& b) {
     return a;
 }
 
+/// A safetensors file: the 8-byte little-endian length of `header`, `header`, then `data`.
+inline bytes safetensors_raw(const std::string& header, const bytes& data) {
+    bytes b;
+    for (int k = 0; k < 8; ++k)
+        b.push_back(
+            static_cast<std::uint8_t>(static_cast<std::uint64_t>(header.size()) >> (8 * k)));
+    b.insert(b.end(), header.begin(), header.end());
+    b.insert(b.end(), data.begin(), data.end());
+    return b;
+}
+
+/// One tensor of a safetensors file: name, dtype, shape (JSON text) and raw bytes.
+struct st_tensor {
+    std::string name;
+    std::string dtype;
+    std::string shape;
+    bytes data;
+};
+
+/// A safetensors file of `tensors`, their data in the order given, `metadata` (a JSON object's
+/// text) first when there is one; the header padded with spaces to a multiple of 8, as the
+/// reference pads it.
+inline bytes safetensors_file(const std::vector<st_tensor>& tensors,
+                              const std::string& metadata = "") {
+    std::string header = "{";
+    if (!metadata.empty())
+        header += "\"__metadata__\":" + metadata;
+    bytes data;
+    for (const auto& t : tensors) {
+        if (header.size() > 1)
+            header += ',';
+        header += "\"" + t.name + "\":{\"dtype\":\"" + t.dtype + "\",\"shape\":" + t.shape +
+                  ",\"data_offsets\":[" + std::to_string(data.size()) + "," +
+                  std::to_string(data.size() + t.data.size()) + "]}";
+        data.insert(data.end(), t.data.begin(), t.data.end());
+    }
+    header += '}';
+    header.append((8 - header.size() % 8) % 8, ' ');
+    return safetensors_raw(header, data);
+}
+
+/// The tensors of every dtype nn::load reads, 2 x 3 each (bools 0 and 1).
+inline std::vector<st_tensor> safetensors_dtypes() {
+    const std::vector<std::pair<std::string, std::size_t>> types{
+        {"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"I64", 8},
+        {"I32", 4}, {"I16", 2}, {"I8", 1},  {"U8", 1},   {"BOOL", 1}};
+    std::vector<st_tensor> out;
+    for (const auto& [dtype, size] : types)
+        out.push_back({dtype, dtype, "[2,3]", npy_data(6, size, dtype == "BOOL")});
+    return out;
+}
+
 #ifdef STATICPY_HAS_ZLIB
 inline bytes gz(const bytes& b, int level = 6) {
     return detail::gzip(b.data(), b.size(), level);
@@ -190,6 +243,31 @@ inline std::vector<input> seeds() {
         }
     }
 
+    // safetensors checkpoints: every dtype alone and together (with metadata), a 0-dim, an empty
+    // and a rank-4 tensor, an optimiser's names, and what the reference accepts beyond what it
+    // writes: whitespace, escapes, unknown fields, "__metadata__": null, tensors listed out of
+    // the order of their data.
+    for (const auto& t : safetensors_dtypes())
+        add("checkpoint", t.dtype + ".safetensors", safetensors_file({t}));
+    add("checkpoint", "all_dtypes_metadata.safetensors",
+        safetensors_file(safetensors_dtypes(), R"({"format":"pt","epoch":"3"})"));
+    add("checkpoint", "empty.safetensors", safetensors_file({}));
+    add("checkpoint", "scalar_empty_rank4.safetensors",
+        safetensors_file({{"scalar", "F32", "[]", npy_data(1, 4)},
+                          {"empty", "F64", "[0,3]", {}},
+                          {"rank4", "I32", "[1,2,1,2]", npy_data(4, 4)}}));
+    add("checkpoint", "optimizer_state.safetensors",
+        safetensors_file({{"state.0.weight.step", "I64", "[]", npy_data(1, 8)},
+                          {"param_groups.0.lr", "F64", "[]", npy_data(1, 8)},
+                          {"param_groups.0.nesterov", "BOOL", "[]", {0}},
+                          {"state.0.weight.exp_avg", "F32", "[2,2]", npy_data(4, 4)}}));
+    add("checkpoint", "lenient.safetensors",
+        safetensors_raw("{\n  \"b\\u00fc\\n\" : {\"x\": [{\"y\": null}, true, -1.5e3], "
+                        "\"data_offsets\": [2, 3], \"shape\": [1], \"dtype\": \"U8\"},\n  "
+                        "\"a\": {\"dtype\": \"U8\", \"shape\": [2], \"data_offsets\": [0, 2]},"
+                        "\"__metadata__\": null}\r\n\t ",
+                        {1, 2, 3}));
+
 #ifdef STATICPY_HAS_ZLIB
     // The gz targets' other container modes, once each: cut, no trailer, garbage (all refused),
     // two members (read as one stream).
@@ -276,6 +354,44 @@ inline std::vector<input> regressions() {
     put_be32(zero_huge, 0xFFFFFFFFU);
     add("idx", "dims_0_4G_4G", zero_huge);
     add("npy", "shape_3037000500_3037000500_0", npy_file("<f8", "(3037000500, 3037000500, 0)", {}));
+
+    // Checkpoints (safetensors): sizes a small file claims, and what the format forbids. None
+    // is gzip (nn::load reads checkpoints as they are).
+    const auto one = [](const std::string& dtype, const std::string& shape,
+                        const std::string& offsets) {
+        return "{\"a\":{\"dtype\":\"" + dtype + "\",\"shape\":" + shape +
+               ",\"data_offsets\":" + offsets + "}}";
+    };
+    bytes header_1e15 = safetensors_raw("{}      ", {});
+    for (int k = 0; k < 8; ++k)
+        header_1e15[static_cast<std::size_t>(k)] =
+            static_cast<std::uint8_t>(std::uint64_t{1'000'000'000'000'000} >> (8 * k));
+    add("checkpoint", "header_length_1e15", header_1e15);
+    bytes beyond = safetensors_raw("{}      ", {});
+    beyond[0] = 200;
+    add("checkpoint", "header_length_beyond_file", beyond);
+    add("checkpoint", "offsets_claim_1e15_bytes",
+        safetensors_raw(one("F64", "[125000000000000]", "[0,1000000000000000]"), bytes(8, 0)));
+    add("checkpoint", "shape_overflows_u64",
+        safetensors_raw(one("F64", "[4294967296,4294967296]", "[0,8]"), bytes(8, 0)));
+    add("checkpoint", "zero_beside_4G_4G",
+        safetensors_raw(one("F32", "[0,4294967296,4294967296]", "[0,0]"), {}));
+    add("checkpoint", "nesting_1000_deep",
+        safetensors_raw("{\"a\":{\"x\":" + std::string(1000, '[') + std::string(1000, ']') + "}}",
+                        {}));
+    add("checkpoint", "duplicate_name",
+        safetensors_file({{"a", "U8", "[1]", {1}}, {"a", "U8", "[1]", {2}}}));
+    add("checkpoint", "overlapping_offsets",
+        safetensors_raw(R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},)"
+                        R"("b":{"dtype":"U8","shape":[2],"data_offsets":[1,3]}})",
+                        {1, 2, 3}));
+    bytes truncated = safetensors_file(safetensors_dtypes());
+    truncated.resize(truncated.size() - 5);
+    add("checkpoint", "truncated_data", truncated);
+    add("checkpoint", "header_not_utf8", safetensors_raw("{\"\xff\":1}", {}));
+    add("checkpoint", "bool_byte_2", safetensors_file({{"a", "BOOL", "[2]", {1, 2}}}));
+    add("checkpoint", "u32_dtype", safetensors_file({{"a", "U32", "[1]", bytes(4, 0)}}));
+    add("checkpoint", "all_dtypes", safetensors_file(safetensors_dtypes(), R"({"format":"pt"})"));
     return out;
 }
 

@@ -16,8 +16,9 @@
 //                       or damaged (cut, no trailer, garbage after it, two members), so that
 //                       mutations reach the parser behind a valid stream instead of breaking CRCs
 //   csv_gz              one option byte, then as idx_gz
-// The checkpoint reader (nn/ checkpoints) gets its targets here when it exists: checkpoint
-// (a file's bytes) and checkpoint_gz, built like idx and idx_gz.
+//   checkpoint          the bytes of a safetensors file (nn::load reads it as a file and
+//                       nn::load_bytes from memory; both must agree). It has no _gz target:
+//                       nn::load reads safetensors files as they are, never gzip.
 
 #include <array>
 #include <cstddef>
@@ -45,6 +46,7 @@
 #include "staticpy/data/csv.hpp"
 #include "staticpy/data/idx.hpp"
 #include "staticpy/data/npy.hpp"
+#include "staticpy/nn/checkpoint.hpp"
 
 namespace staticpy_fuzz {
 
@@ -158,6 +160,22 @@ void load_npy_as(const std::filesystem::path& p, const staticpy::data::NpyInfo& 
         throw invariant_violation("load_npy accepted a file of another rank");
     }
     check_sizes<T>(o, info.shape, "load_npy");
+}
+
+/// A loaded checkpoint in an outcome: each tensor's rank then sizes in `sizes`, and its dtype,
+/// name and bytes in `data`, so that two loads compare as two outcomes.
+inline void keep_state(outcome& o, const staticpy::nn::optim::state_dict_t& sd) {
+    for (const auto& [name, value] : sd) {
+        if (!value.defined())
+            throw invariant_violation("nn::load gave an undefined tensor");
+        o.sizes.push_back(value.dim());
+        o.sizes.insert(o.sizes.end(), value.sizes().begin(), value.sizes().end());
+        o.data.push_back(static_cast<std::uint8_t>(value.dtype()));
+        o.data.insert(o.data.end(), name.begin(), name.end());
+        o.data.push_back(0);
+        const auto* p = static_cast<const std::uint8_t*>(value.data());
+        o.data.insert(o.data.end(), p, p + value.nbytes());
+    }
 }
 
 /// read_csv's options from one byte: bits 0-2 the dtype (mod 6), bits 3-4 the delimiter, bit 5
@@ -334,6 +352,54 @@ inline outcome csv(const std::uint8_t* data, std::size_t size) {
                            });
 }
 
+/// nn::load on the input as a file, and nn::load_bytes on it in memory: the same tensors, or
+/// the same error with the same words after the label that names the input. A checkpoint that
+/// loads saves (nn::save_bytes) and loads back to the same tensors.
+inline outcome checkpoint(const std::uint8_t* data, std::size_t size) {
+    namespace nn = staticpy::nn;
+    outcome from_file = detail::capture(data, size, [](const std::filesystem::path& p, outcome& o) {
+        detail::keep_state(o, nn::load(p));
+    });
+    const std::string& name = from_file.path;
+    outcome from_memory;
+    nn::optim::state_dict_t loaded;
+    try {
+        loaded = nn::load_bytes({data, size}, name);
+        detail::keep_state(from_memory, loaded);
+    } catch (const staticpy::Error& e) {
+        from_memory = outcome{false, e.python_name(), e.what(), name, {}, {}};
+    }
+    if (from_file.ok != from_memory.ok)
+        throw invariant_violation(
+            "checkpoint: the file " +
+            (from_file.ok ? "loaded" : "failed (" + from_file.message + ")") +
+            ", the same bytes in memory " +
+            (from_memory.ok ? "loaded" : "failed (" + from_memory.message + ")"));
+    if (!from_file.ok) {
+        const std::string file_label = "safetensors file '" + name + "'";
+        const std::string memory_label = "safetensors data '" + name + "'";
+        const auto words = [](const std::string& message, const std::string& label) {
+            return message.starts_with(label) ? message.substr(label.size()) : "<" + message + ">";
+        };
+        if (from_file.error != from_memory.error ||
+            words(from_file.message, file_label) != words(from_memory.message, memory_label))
+            throw invariant_violation("checkpoint: the file and the same bytes in memory fail "
+                                      "differently: " +
+                                      from_file.error + ": " + from_file.message + " / " +
+                                      from_memory.error + ": " + from_memory.message);
+        return from_file;
+    }
+    if (from_file.sizes != from_memory.sizes || from_file.data != from_memory.data)
+        throw invariant_violation("checkpoint: the file and the same bytes in memory load "
+                                  "different tensors");
+    const bytes saved = nn::save_bytes(loaded);
+    outcome again;
+    detail::keep_state(again, nn::load_bytes(saved));
+    if (again.sizes != from_memory.sizes || again.data != from_memory.data)
+        throw invariant_violation("checkpoint: a loaded checkpoint saved and loaded back differs");
+    return from_file;
+}
+
 #ifdef STATICPY_HAS_ZLIB
 namespace detail {
 
@@ -399,7 +465,7 @@ struct target {
 
 inline constexpr std::array targets{
     target{"idx", &idx},           target{"idx_info", &idx_info}, target{"npy", &npy},
-    target{"npy_info", &npy_info}, target{"csv", &csv},
+    target{"npy_info", &npy_info}, target{"csv", &csv},           target{"checkpoint", &checkpoint},
 #ifdef STATICPY_HAS_ZLIB
     target{"idx_gz", &idx_gz},     target{"npy_gz", &npy_gz},     target{"csv_gz", &csv_gz},
 #endif

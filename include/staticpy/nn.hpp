@@ -9,8 +9,12 @@
 //   nn/train_step.hpp     TrainOneStep (forward, loss, backward and update per call)
 //   nn/modules.hpp        Linear, the activations (ReLU, GELU, Tanh, ...), Sequential;
 //                         functional_call
+//   nn/conv.hpp           Conv2d, Flatten (conv2d itself is tensor/ops_conv.hpp's)
+//   nn/checkpoint.hpp     save, load (safetensors), load_state_dict
 
+#include "staticpy/nn/checkpoint.hpp"
 #include "staticpy/nn/clip_grad.hpp"
+#include "staticpy/nn/conv.hpp"
 #include "staticpy/nn/functional.hpp"
 #include "staticpy/nn/init.hpp"
 #include "staticpy/nn/lr_scheduler.hpp"

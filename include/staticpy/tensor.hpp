@@ -6,6 +6,7 @@
 #include "staticpy/tensor/creation.hpp"
 #include "staticpy/tensor/dtype.hpp"
 #include "staticpy/tensor/op_objects_index.hpp"
+#include "staticpy/tensor/ops_conv.hpp"
 #include "staticpy/tensor/ops.hpp"
 #include "staticpy/tensor/print.hpp"
 #include "staticpy/tensor/shape.hpp"

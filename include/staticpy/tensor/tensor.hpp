@@ -23,8 +23,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <iosfwd>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -122,7 +122,7 @@ void for_each_offset2(const std::array<std::int64_t, R>& sizes, std::int64_t a0,
                       const std::array<std::int64_t, R>& sa, std::int64_t b0,
                       const std::array<std::int64_t, R>& sb, F&& f) {
     kernels::for_each_offsets<R, 2>(sizes, {a0, b0}, {sa, sb},
-                           [&](const std::array<std::int64_t, 2>& o) { f(o[0], o[1]); });
+                                    [&](const std::array<std::int64_t, 2>& o) { f(o[0], o[1]); });
 }
 
 template <std::size_t R, class F>
@@ -485,6 +485,11 @@ public:
     [[nodiscard]] auto reshape(const staticpy::shape<Es...>& s) const;
     /// flatten(): a 1-D view (or copy, as reshape) of all the elements.
     [[nodiscard]] auto flatten() const;
+    /// flatten(start_dim, end_dim = -1_c): dims start_dim..end_dim (compile-time ints) as one, as
+    /// torch.flatten: x.flatten(1_c) turns [N, 16, 5, 5] into [N, 400].
+    template <class Start, class End = int_<-1>>
+    requires is_int_constant_v<Start> && is_int_constant_v<End>
+    [[nodiscard]] auto flatten(Start start_dim, End end_dim = {}) const;
     /// expand(extents...): size-1 dims repeated with stride 0, new leading dims; -1 keeps a size.
     template <class... A>
     requires extent_arguments<A...>

@@ -460,6 +460,55 @@ auto Tensor<T, Shape>::flatten() const {
         return reshape(std::int64_t{-1});
 }
 
+template <class T, class Shape>
+template <class Start, class End>
+requires is_int_constant_v<Start> && is_int_constant_v<End>
+auto Tensor<T, Shape>::flatten(Start, End) const {
+    if constexpr (rank == 0) {
+        return reshape(int_<1>{});
+    } else {
+        constexpr std::size_t first = detail::wrap_dim_c<Start::value, rank>();
+        constexpr std::size_t last = detail::wrap_dim_c<End::value, rank>();
+        static_assert(first <= last, "staticpy: RuntimeError: flatten() has invalid args: "
+                                     "start_dim cannot come after end_dim");
+        constexpr bool merged_static = [] {
+            for (std::size_t d = first; d <= last; ++d)
+                if (Shape::static_extents[d] < 0)
+                    return false;
+            return true;
+        }();
+        constexpr long long merged_static_size = [] {
+            long long n = 1;
+            for (std::size_t d = first; d <= last; ++d)
+                n *= Shape::static_extents[d] < 0 ? 1 : Shape::static_extents[d];
+            return n;
+        }();
+        std::int64_t merged = 1;
+        for (std::size_t d = first; d <= last; ++d)
+            merged *= shape_[d];
+        // Each kept dim keeps its extent (static or not); the merged one is static when all of
+        // its dims are.
+        const auto kept = [&]<std::size_t D>(std::integral_constant<std::size_t, D>) {
+            if constexpr (Shape::static_extents[D] >= 0)
+                return int_<Shape::static_extents[D]>{};
+            else
+                return shape_[D];
+        };
+        const auto merged_extent = [&] {
+            if constexpr (merged_static)
+                return int_<merged_static_size>{};
+            else
+                return merged;
+        };
+        return [&]<std::size_t... B, std::size_t... A>(std::index_sequence<B...>,
+                                                       std::index_sequence<A...>) {
+            return reshape(kept(std::integral_constant<std::size_t, B>{})..., merged_extent(),
+                           kept(std::integral_constant<std::size_t, last + 1 + A>{})...);
+        }
+        (std::make_index_sequence<first>{}, std::make_index_sequence<rank - 1 - last>{});
+    }
+}
+
 // ---- expand ----------------------------------------------------------------------------------
 
 template <class T, class Shape>

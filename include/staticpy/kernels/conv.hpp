@@ -1,0 +1,280 @@
+#pragma once
+// The CPU backend's 2-D convolution (PyTorch's conv2d: cross-correlation, NCHW, groups), forward
+// and both backward products, as im2col + the own GEMM (kernels/gemm.hpp):
+//
+//   forward        y[n, o, p]  = sum_r W[o, r] col[r, (n, p)] + b[o]
+//   input grad     dcol[r, (n, p)] = sum_o W[o, r] g[n, o, p], then col2im adds dcol into dx
+//   weight grad    dW[o, r]    = sum_(n, p) g[n, o, p] col[r, (n, p)]
+//
+// where r runs over one group's (input channel, kernel row, kernel column) and p over the output
+// positions. The column matrix holds a chunk of images side by side ([patch, images x positions]),
+// so one GEMM covers the chunk: LeNet's first layer, per image a product of 6 x 25 x 784, becomes
+// one product 6 x 25 x (64 x 784) per batch, which the GEMM blocks and threads well. Chunks bound
+// the column matrix's memory (col_budget_bytes) for large images.
+//
+// The forward GEMM's epilogue moves each finished block of the product from the column order
+// (o, (n, p)) to NCHW while it is still in cache, adding the bias and applying an activation on
+// the way (fused bias and activation: relu costs no pass of its own).
+//
+//   conv2d_geometry geo = ...;                       // sizes, stride, padding, dilation, groups
+//   conv2d_forward(geo, x, w, bias_or_null, y);      // x, w, y contiguous
+//   conv2d_input_grad(geo, g, w, dx);                // dx overwritten
+//   conv2d_weight_grad(geo, g, x, dw);               // dw overwritten
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "staticpy/kernels/gemm.hpp"
+#include "staticpy/kernels/parallel.hpp"
+
+namespace staticpy::kernels {
+
+/// Everything a 2-D convolution's loops need: the input [batch, in_channels, height, width], the
+/// weight [out_channels, in_channels / groups, kernel_h, kernel_w], the output [batch,
+/// out_channels, out_h, out_w] and the window's stride, padding and dilation.
+struct conv2d_geometry {
+    std::int64_t batch = 0, in_channels = 0, height = 0, width = 0;
+    std::int64_t out_channels = 0, kernel_h = 0, kernel_w = 0, out_h = 0, out_w = 0;
+    std::int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0, dilation_h = 1, dilation_w = 1;
+    std::int64_t groups = 1;
+
+    [[nodiscard]] std::int64_t group_in() const { return in_channels / groups; }
+    [[nodiscard]] std::int64_t group_out() const { return out_channels / groups; }
+    /// Rows of a column matrix: one group's (input channel, kernel row, kernel column).
+    [[nodiscard]] std::int64_t patch() const { return group_in() * kernel_h * kernel_w; }
+    [[nodiscard]] std::int64_t positions() const { return out_h * out_w; }
+    [[nodiscard]] std::int64_t image_size() const { return in_channels * height * width; }
+};
+
+namespace conv_detail {
+
+/// The column matrix of one chunk stays below this size (a few images' worth for large ones).
+inline constexpr std::int64_t col_budget_bytes = std::int64_t{32} << 20;
+
+/// Images per chunk: as many as fit the budget, at least one.
+template <class T>
+std::int64_t chunk_images(const conv2d_geometry& geo) {
+    const std::int64_t per_image =
+        std::max<std::int64_t>(1, geo.patch() * geo.positions() * std::int64_t{sizeof(T)});
+    return std::clamp<std::int64_t>(col_budget_bytes / per_image, 1,
+                                    std::max<std::int64_t>(1, geo.batch));
+}
+
+/// The output columns [lo, hi) whose input column ow * stride - pad + offset lies in [0, size).
+inline void valid_range(std::int64_t out, std::int64_t stride, std::int64_t start,
+                        std::int64_t size, std::int64_t& lo, std::int64_t& hi) {
+    // in = o * stride + start must satisfy 0 <= in < size.
+    lo = start >= 0 ? 0 : (-start + stride - 1) / stride;
+    hi = start >= size ? 0 : (size - start + stride - 1) / stride;
+    lo = std::min(lo, out);
+    hi = std::clamp(hi, lo, out);
+}
+
+/// col[r, (i, p)] for images [n0, n0 + count) of group `group` of x (contiguous NCHW), with the
+/// zeros of the padding; col has count * positions columns.
+template <class T>
+void im2col(const conv2d_geometry& geo, const T* x, std::int64_t n0, std::int64_t count,
+            std::int64_t group, T* col) {
+    const std::int64_t kk = geo.kernel_h * geo.kernel_w;
+    const std::int64_t cols = count * geo.positions();
+    const std::int64_t rows = geo.patch();
+    const int chunks = chunk_count(rows, threads_for(rows * cols), 1);
+    parallel_chunks(rows, chunks, [&](std::int64_t r0, std::int64_t r1, int) {
+        for (std::int64_t r = r0; r < r1; ++r) {
+            const std::int64_t c = group * geo.group_in() + r / kk;
+            const std::int64_t ki = (r % kk) / geo.kernel_w, kj = r % geo.kernel_w;
+            const std::int64_t row_start = ki * geo.dilation_h - geo.pad_h;
+            const std::int64_t col_start = kj * geo.dilation_w - geo.pad_w;
+            std::int64_t w_lo = 0, w_hi = 0;
+            valid_range(geo.out_w, geo.stride_w, col_start, geo.width, w_lo, w_hi);
+            for (std::int64_t i = 0; i < count; ++i) {
+                const T* plane = x + (n0 + i) * geo.image_size() + c * geo.height * geo.width;
+                T* out = col + r * cols + i * geo.positions();
+                for (std::int64_t oh = 0; oh < geo.out_h; ++oh, out += geo.out_w) {
+                    const std::int64_t ih = oh * geo.stride_h + row_start;
+                    if (ih < 0 || ih >= geo.height) {
+                        std::fill(out, out + geo.out_w, T(0));
+                        continue;
+                    }
+                    const T* in = plane + ih * geo.width + col_start;
+                    std::fill(out, out + w_lo, T(0));
+                    if (geo.stride_w == 1)
+                        std::copy(in + w_lo, in + w_hi, out + w_lo);
+                    else
+                        for (std::int64_t ow = w_lo; ow < w_hi; ++ow)
+                            out[ow] = in[ow * geo.stride_w];
+                    std::fill(out + w_hi, out + geo.out_w, T(0));
+                }
+            }
+        }
+    });
+}
+
+/// dx[n, c, ...] += the column matrix's entries for images [n0, n0 + count) of group `group`
+/// (im2col's transpose). Each (image, channel) plane is one task's, so no two threads write the
+/// same element.
+template <class T>
+void col2im_add(const conv2d_geometry& geo, const T* col, std::int64_t n0, std::int64_t count,
+                std::int64_t group, T* dx) {
+    const std::int64_t kk = geo.kernel_h * geo.kernel_w;
+    const std::int64_t cols = count * geo.positions();
+    const std::int64_t planes = count * geo.group_in();
+    const int chunks = chunk_count(planes, threads_for(geo.patch() * cols), 1);
+    parallel_chunks(planes, chunks, [&](std::int64_t q0, std::int64_t q1, int) {
+        for (std::int64_t q = q0; q < q1; ++q) {
+            const std::int64_t i = q / geo.group_in(), cg = q % geo.group_in();
+            T* plane = dx + (n0 + i) * geo.image_size() +
+                       (group * geo.group_in() + cg) * geo.height * geo.width;
+            for (std::int64_t k = 0; k < kk; ++k) {
+                const std::int64_t r = cg * kk + k;
+                const std::int64_t ki = k / geo.kernel_w, kj = k % geo.kernel_w;
+                const std::int64_t row_start = ki * geo.dilation_h - geo.pad_h;
+                const std::int64_t col_start = kj * geo.dilation_w - geo.pad_w;
+                std::int64_t w_lo = 0, w_hi = 0;
+                valid_range(geo.out_w, geo.stride_w, col_start, geo.width, w_lo, w_hi);
+                const T* in = col + r * cols + i * geo.positions();
+                for (std::int64_t oh = 0; oh < geo.out_h; ++oh, in += geo.out_w) {
+                    const std::int64_t ih = oh * geo.stride_h + row_start;
+                    if (ih < 0 || ih >= geo.height)
+                        continue;
+                    T* out = plane + ih * geo.width + col_start;
+                    for (std::int64_t ow = w_lo; ow < w_hi; ++ow)
+                        out[ow * geo.stride_w] += in[ow];
+                }
+            }
+        }
+    });
+}
+
+/// The rows [o0, o0 + rows) of channel-major g (NCHW) for images [n0, n0 + count), laid side by
+/// side as a [rows, count * positions] matrix.
+template <class T>
+void gather_channels(const conv2d_geometry& geo, const T* g, std::int64_t n0, std::int64_t count,
+                     std::int64_t o0, std::int64_t rows, T* out) {
+    const std::int64_t p = geo.positions();
+    for (std::int64_t o = 0; o < rows; ++o)
+        for (std::int64_t i = 0; i < count; ++i) {
+            const T* src = g + ((n0 + i) * geo.out_channels + o0 + o) * p;
+            std::copy(src, src + p, out + (o * count + i) * p);
+        }
+}
+
+} // namespace conv_detail
+
+/// The activation applied by the forward's epilogue: none.
+struct identity_activation {
+    template <class T>
+    T operator()(T v) const noexcept {
+        return v;
+    }
+};
+
+/// y = conv2d(x, w) + bias (bias null: none), then activation(y) elementwise. x, w and y are
+/// contiguous; y [batch, out_channels, out_h, out_w] is overwritten.
+template <class T, class Activation = identity_activation>
+void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T* bias, T* y,
+                    Activation activation = {}) {
+    using namespace conv_detail;
+    const std::int64_t p = geo.positions(), patch = geo.patch(), og = geo.group_out();
+    if (geo.batch == 0 || geo.out_channels == 0 || p == 0)
+        return;
+    const std::int64_t chunk = chunk_images<T>(geo);
+    std::vector<T> col(static_cast<std::size_t>(patch * p * std::min(chunk, geo.batch)));
+    std::vector<T> product(static_cast<std::size_t>(og * p * std::min(chunk, geo.batch)));
+    for (std::int64_t n0 = 0; n0 < geo.batch; n0 += chunk) {
+        const std::int64_t count = std::min(chunk, geo.batch - n0);
+        const std::int64_t cols = count * p;
+        for (std::int64_t group = 0; group < geo.groups; ++group) {
+            im2col(geo, x, n0, count, group, col.data());
+            const std::int64_t o0 = group * og;
+            // The finished block [i0, i1) x [j0, j1) of the product goes to NCHW with the bias
+            // and the activation while it is in cache.
+            const auto to_output = [&](std::int64_t i0, std::int64_t i1, std::int64_t j0,
+                                       std::int64_t j1) {
+                for (std::int64_t o = i0; o < i1; ++o) {
+                    const T b = bias != nullptr ? bias[o0 + o] : T(0);
+                    const T* src = product.data() + o * cols;
+                    for (std::int64_t j = j0; j < j1;) {
+                        const std::int64_t i = j / p, q = j % p;
+                        const std::int64_t run = std::min(j1 - j, p - q);
+                        T* dst = y + ((n0 + i) * geo.out_channels + o0 + o) * p + q;
+                        for (std::int64_t k = 0; k < run; ++k)
+                            dst[k] = activation(static_cast<T>(src[j + k] + b));
+                        j += run;
+                    }
+                }
+            };
+            if (patch == 0) {
+                std::fill(product.begin(), product.begin() + og * cols, T(0));
+                to_output(0, og, 0, cols);
+            } else {
+                gemm<T>(og, cols, patch, w + o0 * patch, patch, 1, col.data(), cols, 1,
+                        product.data(), cols, to_output);
+            }
+        }
+    }
+}
+
+/// dx = the gradient of conv2d(x, w) with respect to x, given g (the gradient of its result,
+/// [batch, out_channels, out_h, out_w]); dx (x's sizes, contiguous) is overwritten.
+template <class T>
+void conv2d_input_grad(const conv2d_geometry& geo, const T* g, const T* w, T* dx) {
+    using namespace conv_detail;
+    std::fill(dx, dx + geo.batch * geo.image_size(), T(0));
+    const std::int64_t p = geo.positions(), patch = geo.patch(), og = geo.group_out();
+    if (geo.batch == 0 || p == 0 || patch == 0)
+        return;
+    const std::int64_t chunk = chunk_images<T>(geo);
+    std::vector<T> dcol(static_cast<std::size_t>(patch * p * std::min(chunk, geo.batch)));
+    std::vector<T> gathered(static_cast<std::size_t>(og * p * std::min(chunk, geo.batch)));
+    for (std::int64_t n0 = 0; n0 < geo.batch; n0 += chunk) {
+        const std::int64_t count = std::min(chunk, geo.batch - n0);
+        const std::int64_t cols = count * p;
+        for (std::int64_t group = 0; group < geo.groups; ++group) {
+            const std::int64_t o0 = group * og;
+            if (og == 0)
+                std::fill(dcol.begin(), dcol.begin() + patch * cols, T(0));
+            else {
+                gather_channels(geo, g, n0, count, o0, og, gathered.data());
+                // dcol [patch, cols] = W_group^T [patch, og] . g [og, cols]
+                gemm<T>(patch, cols, og, w + o0 * patch, 1, patch, gathered.data(), cols, 1,
+                        dcol.data(), cols);
+            }
+            col2im_add(geo, dcol.data(), n0, count, group, dx);
+        }
+    }
+}
+
+/// dw = the gradient of conv2d(x, w) with respect to w, given g; dw ([out_channels, in_channels /
+/// groups, kernel_h, kernel_w], contiguous) is overwritten.
+template <class T>
+void conv2d_weight_grad(const conv2d_geometry& geo, const T* g, const T* x, T* dw) {
+    using namespace conv_detail;
+    const std::int64_t p = geo.positions(), patch = geo.patch(), og = geo.group_out();
+    std::fill(dw, dw + geo.out_channels * patch, T(0));
+    if (geo.batch == 0 || p == 0 || patch == 0 || og == 0)
+        return;
+    const std::int64_t chunk = chunk_images<T>(geo);
+    std::vector<T> col(static_cast<std::size_t>(patch * p * std::min(chunk, geo.batch)));
+    std::vector<T> gathered(static_cast<std::size_t>(og * p * std::min(chunk, geo.batch)));
+    std::vector<T> partial(chunk < geo.batch ? static_cast<std::size_t>(og * patch) : 0);
+    for (std::int64_t n0 = 0; n0 < geo.batch; n0 += chunk) {
+        const std::int64_t count = std::min(chunk, geo.batch - n0);
+        const std::int64_t cols = count * p;
+        for (std::int64_t group = 0; group < geo.groups; ++group) {
+            const std::int64_t o0 = group * og;
+            im2col(geo, x, n0, count, group, col.data());
+            gather_channels(geo, g, n0, count, o0, og, gathered.data());
+            // dW_group [og, patch] (+)= g [og, cols] . col^T [cols, patch]
+            T* target = n0 == 0 ? dw + o0 * patch : partial.data();
+            gemm<T>(og, patch, cols, gathered.data(), cols, 1, col.data(), 1, cols, target, patch);
+            if (n0 != 0)
+                for (std::int64_t k = 0; k < og * patch; ++k)
+                    dw[o0 * patch + k] += partial[static_cast<std::size_t>(k)];
+        }
+    }
+}
+
+} // namespace staticpy::kernels

@@ -1,0 +1,375 @@
+#pragma once
+// conv2d, as torch.nn.functional.conv2d: a 2-D cross-correlation of an input [N, C, H, W] (or an
+// unbatched [C, H, W]) with a weight [O, C / groups, kH, kW], plus a bias [O], with stride,
+// padding, dilation and groups.
+//
+//   auto y = conv2d(x, w);                                   // stride 1, no padding, no bias
+//   auto y = conv2d(x, w, b, 2_c, 1_c);                      // stride 2, padding 1
+//   auto y = conv2d(x, w, None, 1_c, std::tuple{2_c, 1_c}, 1_c, 2);   // padding (2, 1), groups 2
+//
+// Stride, padding and dilation are one number for both dims or a std::tuple of two, each a
+// compile-time int (1_c) or a run-time one. When the input's height and width and the window's
+// numbers are compile-time, so are the output's height and width (the batch may stay a run-time
+// size): y is Tensor<float, shape<std::int64_t, int_<6>, int_<28>, int_<28>>> for LeNet's first
+// layer. Sizes that cannot fit are a compile error where they are compile-time, PyTorch's
+// RuntimeError otherwise ("Given groups=1, weight of size [6, 1, 5, 5], expected input[2, 3, 8,
+// 8] to have 1 channels, but got 3 channels instead").
+//
+// conv2d is an op object (op_objects.hpp): eager on tensors, a graph node when traced, recorded on
+// the autodiff tape. Its derivatives are op objects too, conv2d_input_backward (a transposed
+// convolution of the gradient) and conv2d_weight_backward, and theirs are convolutions again, so
+// grad(grad(f)) works through a convolution. The loops are kernels/conv.hpp's (im2col and the
+// GEMM, bias fused into the GEMM's epilogue).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "staticpy/core/constant.hpp"
+#include "staticpy/core/error.hpp"
+#include "staticpy/kernels/conv.hpp"
+#include "staticpy/tensor/op_objects.hpp"
+#include "staticpy/tensor/ops_reduce.hpp"
+#include "staticpy/tensor/tensor.hpp"
+
+namespace staticpy {
+
+namespace raise {
+/// A convolution's input with InputChannels channels given a weight for WeightChannels (its
+/// in_channels / groups times groups): PyTorch's "expected input[...] to have 1 channels, but
+/// got 3 channels instead".
+template <std::int64_t InputChannels, std::int64_t WeightChannels>
+inline constexpr bool conv2d_input_channels = false;
+/// A compile-time output size below 1: the padded input (PaddedH x PaddedW) is smaller than the
+/// dilated kernel (KernelH x KernelW).
+template <std::int64_t PaddedH, std::int64_t PaddedW, std::int64_t KernelH, std::int64_t KernelW>
+inline constexpr bool conv2d_kernel_size = false;
+} // namespace raise
+
+namespace detail {
+
+/// A stride, padding or dilation argument as its (height, width) extents: one number stands for
+/// both, a std::tuple or std::pair of two for each; int_<N> stays compile-time.
+template <class A>
+struct conv_pair {
+    using h = extent_of_t<A>;
+    using w = extent_of_t<A>;
+    static std::pair<h, w> get(const A& a) {
+        if constexpr (is_int_constant_v<A>)
+            return {h{}, w{}};
+        else
+            return {static_cast<std::int64_t>(a), static_cast<std::int64_t>(a)};
+    }
+};
+template <template <class...> class P, class A, class B>
+requires(std::is_same_v<P<A, B>, std::tuple<A, B>> ||
+         std::is_same_v<P<A, B>, std::pair<A, B>>) struct conv_pair<P<A, B>> {
+    using h = extent_of_t<A>;
+    using w = extent_of_t<B>;
+    static std::pair<h, w> get(const P<A, B>& a) {
+        return {h(extent_value(std::get<0>(a))), w(extent_value(std::get<1>(a)))};
+    }
+};
+
+/// The output extent of a convolution or pooling window along one dim: compile-time when all of
+/// In, Kernel, Stride, Padding and Dilation are, else a run-time size.
+template <class In, class Kernel, class Stride, class Padding, class Dilation>
+struct conv_out_extent {
+    using type = std::int64_t;
+};
+template <long long In, long long Kernel, long long Stride, long long Padding, long long Dilation>
+struct conv_out_extent<int_<In>, int_<Kernel>, int_<Stride>, int_<Padding>, int_<Dilation>> {
+    static constexpr long long padded = In + 2 * Padding;
+    static constexpr long long span = Dilation * (Kernel - 1) + 1;
+    using type = int_<(Stride > 0 && padded >= span) ? (padded - span) / Stride + 1 : 0>;
+};
+
+/// The run-time numbers of a conv2d: stride, padding and dilation (each an extent: int_<N> or
+/// std::int64_t) and groups. The op's args, compared when a graph merges nodes.
+template <class SH, class SW, class PH, class PW, class DH, class DW>
+using conv2d_args = std::tuple<SH, SW, PH, PW, DH, DW, std::int64_t>;
+
+/// Sizes as PyTorch prints them in messages: "[6, 1, 5, 5]".
+template <std::size_t R>
+std::string bracketed_sizes(const std::array<std::int64_t, R>& sizes) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < R; ++i)
+        s += (i ? ", " : "") + std::to_string(sizes[i]);
+    return s + "]";
+}
+
+/// The geometry of conv2d(x, w) with these args, checked as PyTorch checks it (RuntimeError).
+/// x is [N, C, H, W] or [C, H, W].
+template <class Args, std::size_t RX>
+kernels::conv2d_geometry conv2d_geometry_of(const Args& args,
+                                            const std::array<std::int64_t, RX>& x_sizes,
+                                            const std::array<std::int64_t, 4>& w_sizes) {
+    const auto value = [](const auto& e) { return extent_value(e); };
+    kernels::conv2d_geometry geo;
+    constexpr std::size_t b = RX == 4 ? 1 : 0;
+    geo.batch = RX == 4 ? x_sizes[0] : 1;
+    geo.in_channels = x_sizes[b];
+    geo.height = x_sizes[b + 1];
+    geo.width = x_sizes[b + 2];
+    geo.out_channels = w_sizes[0];
+    geo.kernel_h = w_sizes[2];
+    geo.kernel_w = w_sizes[3];
+    geo.stride_h = value(std::get<0>(args));
+    geo.stride_w = value(std::get<1>(args));
+    geo.pad_h = value(std::get<2>(args));
+    geo.pad_w = value(std::get<3>(args));
+    geo.dilation_h = value(std::get<4>(args));
+    geo.dilation_w = value(std::get<5>(args));
+    geo.groups = std::get<6>(args);
+    if (geo.stride_h <= 0 || geo.stride_w <= 0)
+        throw RuntimeError("non-positive stride is not supported");
+    if (geo.pad_h < 0 || geo.pad_w < 0)
+        throw RuntimeError("negative padding is not supported");
+    if (geo.dilation_h <= 0 || geo.dilation_w <= 0)
+        throw RuntimeError("non-positive dilation is not supported");
+    if (geo.groups <= 0)
+        throw RuntimeError("non-positive groups is not supported");
+    if (geo.out_channels % geo.groups != 0)
+        throw RuntimeError("Given groups=" + std::to_string(geo.groups) +
+                           ", expected weight to be divisible by " + std::to_string(geo.groups) +
+                           " at dimension 0, but got weight of size [" + bracketed_sizes(w_sizes) +
+                           "] instead");
+    if (geo.in_channels != w_sizes[1] * geo.groups)
+        throw RuntimeError("Given groups=" + std::to_string(geo.groups) + ", weight of size " +
+                           bracketed_sizes(w_sizes) + ", expected input" +
+                           bracketed_sizes(x_sizes) + " to have " +
+                           std::to_string(w_sizes[1] * geo.groups) + " channels, but got " +
+                           std::to_string(geo.in_channels) + " channels instead");
+    const std::int64_t padded_h = geo.height + 2 * geo.pad_h;
+    const std::int64_t padded_w = geo.width + 2 * geo.pad_w;
+    const std::int64_t span_h = geo.dilation_h * (geo.kernel_h - 1) + 1;
+    const std::int64_t span_w = geo.dilation_w * (geo.kernel_w - 1) + 1;
+    if (padded_h < span_h || padded_w < span_w)
+        throw RuntimeError(
+            "Calculated padded input size per channel: (" + std::to_string(padded_h) + " x " +
+            std::to_string(padded_w) + "). Kernel size: (" + std::to_string(span_h) + " x " +
+            std::to_string(span_w) + "). Kernel size can't be greater than actual input size");
+    geo.out_h = (padded_h - span_h) / geo.stride_h + 1;
+    geo.out_w = (padded_w - span_w) / geo.stride_w + 1;
+    return geo;
+}
+
+/// The checks that types can make at compile time: ranks, element types, channel counts and
+/// output sizes.
+template <class T, class U, class SX, class SW, class Args>
+constexpr void check_conv2d_static() {
+    static_assert(std::is_same_v<T, U>,
+                  "staticpy: RuntimeError: Input type and weight type should be the same "
+                  "(conv2d's input and weight have one element type)");
+    static_assert(std::is_floating_point_v<T>,
+                  "staticpy: RuntimeError: conv2d is implemented for floating-point tensors");
+    static_assert(SX::rank == 3 || SX::rank == 4,
+                  "staticpy: RuntimeError: Expected 3D (unbatched) or 4D (batched) input to "
+                  "conv2d");
+    static_assert(SW::rank == 4, "staticpy: RuntimeError: conv2d's weight must be 4D "
+                                 "[out_channels, in_channels / groups, kH, kW]");
+    if constexpr ((SX::rank == 3 || SX::rank == 4) && SW::rank == 4) {
+        constexpr std::size_t b = SX::rank == 4 ? 1 : 0;
+        constexpr std::int64_t c = SX::static_extents[b];
+        constexpr std::int64_t wc = SW::static_extents[1];
+        // Without groups' value (a run-time number) the mismatch that is certain is an input
+        // whose channels are no multiple of the weight's per-group count.
+        if constexpr (c >= 0 && wc >= 0)
+            static_assert(wc == 0 ? c == 0 : (c >= wc && c % wc == 0),
+                          "staticpy: RuntimeError: expected input to have in_channels channels "
+                          "(a multiple of the weight's size(1), in_channels / groups)");
+    }
+}
+
+/// The result shape of conv2d(x, w) with args Args: [N, O, OH, OW] or [O, OH, OW].
+template <class SX, class SW, class Args>
+struct conv2d_result {
+    static constexpr std::size_t b = SX::rank == 4 ? 1 : 0;
+    using oh =
+        typename conv_out_extent<shape_extent_t<SX, b + 1>, shape_extent_t<SW, 2>,
+                                 std::tuple_element_t<0, Args>, std::tuple_element_t<2, Args>,
+                                 std::tuple_element_t<4, Args>>::type;
+    using ow =
+        typename conv_out_extent<shape_extent_t<SX, b + 2>, shape_extent_t<SW, 3>,
+                                 std::tuple_element_t<1, Args>, std::tuple_element_t<3, Args>,
+                                 std::tuple_element_t<5, Args>>::type;
+    using type = std::conditional_t<SX::rank == 4,
+                                    shape<shape_extent_t<SX, 0>, shape_extent_t<SW, 0>, oh, ow>,
+                                    shape<shape_extent_t<SW, 0>, oh, ow>>;
+};
+
+/// Sizes [N, ...] of an unbatched or batched tensor as the kernels take them: with N.
+template <std::size_t R>
+std::array<std::int64_t, 4> batched_sizes(const std::array<std::int64_t, R>& s) {
+    if constexpr (R == 4)
+        return s;
+    else
+        return {1, s[0], s[1], s[2]};
+}
+
+template <class Args>
+struct conv2d_input_backward_op;
+template <class Args>
+struct conv2d_weight_backward_op;
+
+/// conv2d(x, w[, b]) with its stride, padding, dilation and groups (Args: conv2d_args).
+template <class Args>
+struct conv2d_op {
+    static constexpr const char* name = "conv2d";
+    Args args;
+
+    template <class T, class SX, class U, class SW>
+    auto operator()(const Tensor<T, SX>& x, const Tensor<U, SW>& w) const {
+        return run(x, w, static_cast<const Tensor<T, shape<std::int64_t>>*>(nullptr));
+    }
+    template <class T, class SX, class U, class SW, class V, class SB>
+    auto operator()(const Tensor<T, SX>& x, const Tensor<U, SW>& w, const Tensor<V, SB>& b) const {
+        static_assert(std::is_same_v<T, V>,
+                      "staticpy: RuntimeError: conv2d's bias has the input's element type");
+        static_assert(SB::rank == 1,
+                      "staticpy: RuntimeError: expected bias to be 1-dimensional [out_channels]");
+        if constexpr (SW::rank == 4) {
+            constexpr std::int64_t o = SW::static_extents[0], n = SB::static_extents[0];
+            static_assert(o < 0 || n < 0 || o == n,
+                          "staticpy: RuntimeError: expected bias to be 1-dimensional with "
+                          "out_channels elements");
+        }
+        return run(x, w, &b);
+    }
+
+    /// x: conv2d_input_backward(g, w); w: conv2d_weight_backward(g, x); b: g summed over all
+    /// but its channel dim.
+    template <std::size_t I, class G, class Y, class X, class W, class... B>
+    auto vjp(const G& g, const Y&, const X& x, const W& w, const B&...) const {
+        if constexpr (I == 0)
+            return apply_op(conv2d_input_backward_op<Args>{args}, g, w, x);
+        else if constexpr (I == 1)
+            return apply_op(conv2d_weight_backward_op<Args>{args}, g, x, w);
+        else if constexpr (X::shape_type::rank == 4)
+            return sum(g, std::tuple<int_<0>, int_<2>, int_<3>>{});
+        else
+            return sum(g, std::tuple<int_<1>, int_<2>>{});
+    }
+
+private:
+    template <class T, class SX, class SW, class Bias>
+    auto run(const Tensor<T, SX>& x, const Tensor<T, SW>& w, const Bias* b) const {
+        check_conv2d_static<T, T, SX, SW, Args>();
+        using result = typename conv2d_result<SX, SW, Args>::type;
+        const kernels::conv2d_geometry geo = conv2d_geometry_of(args, x.sizes(), w.sizes());
+        if (b != nullptr && b->sizes()[0] != geo.out_channels)
+            throw RuntimeError(
+                "Given weight of size " + bracketed_sizes(w.sizes()) +
+                ", expected bias to be 1-dimensional with " + std::to_string(geo.out_channels) +
+                " elements, but got bias of size " + bracketed_sizes(b->sizes()) + " instead");
+        typename result::sizes_type sizes{};
+        if constexpr (SX::rank == 4)
+            sizes = {geo.batch, geo.out_channels, geo.out_h, geo.out_w};
+        else
+            sizes = {geo.out_channels, geo.out_h, geo.out_w};
+        Tensor<T, result> y{result(sizes)};
+        const auto xc = x.contiguous();
+        const auto wc = w.contiguous();
+        if (b != nullptr) {
+            const auto bc = b->contiguous();
+            kernels::conv2d_forward<T>(geo, xc.data(), wc.data(), bc.data(), y.data());
+        } else {
+            kernels::conv2d_forward<T>(geo, xc.data(), wc.data(), static_cast<const T*>(nullptr),
+                                       y.data());
+        }
+        return y;
+    }
+};
+
+/// The gradient of conv2d(x, w) with respect to x: operands g (the result's gradient), w, and x,
+/// of which only the shape is read. Linear in g and in w, so its derivatives are convolutions:
+/// for g, conv2d(gg, w); for w, conv2d_weight_backward(g, gg).
+template <class Args>
+struct conv2d_input_backward_op {
+    static constexpr const char* name = "conv2d_input_backward";
+    static constexpr std::array<bool, 3> reads{true, true, false};
+    Args args;
+
+    template <class T, class SG, class SW, class L>
+    auto operator()(const Tensor<T, SG>& g, const Tensor<T, SW>& w, const L& like) const {
+        using S = like_shape_t<L>;
+        const S& xs = shape_of_like(like);
+        const auto geo = conv2d_geometry_of(args, xs.sizes(), w.sizes());
+        Tensor<T, S> dx{xs};
+        const auto gc = g.contiguous();
+        const auto wc = w.contiguous();
+        kernels::conv2d_input_grad<T>(geo, gc.data(), wc.data(), dx.data());
+        return dx;
+    }
+
+    template <std::size_t I, class GG, class Y, class G, class W, class L>
+    auto vjp(const GG& gg, const Y&, const G& g, const W& w, const L&) const {
+        if constexpr (I == 0)
+            return apply_op(conv2d_op<Args>{args}, gg, w);
+        else if constexpr (I == 1)
+            return apply_op(conv2d_weight_backward_op<Args>{args}, g, gg, w);
+        else
+            return fn::no_grad{};
+    }
+};
+
+/// The gradient of conv2d(x, w) with respect to w: operands g, x, and w, of which only the shape
+/// is read. Linear in g and in x: for g, conv2d(x, gw); for x, conv2d_input_backward(g, gw).
+template <class Args>
+struct conv2d_weight_backward_op {
+    static constexpr const char* name = "conv2d_weight_backward";
+    static constexpr std::array<bool, 3> reads{true, true, false};
+    Args args;
+
+    template <class T, class SG, class SX, class L>
+    auto operator()(const Tensor<T, SG>& g, const Tensor<T, SX>& x, const L& like) const {
+        using S = like_shape_t<L>;
+        const S& ws = shape_of_like(like);
+        const auto geo = conv2d_geometry_of(args, x.sizes(), ws.sizes());
+        Tensor<T, S> dw{ws};
+        const auto gc = g.contiguous();
+        const auto xc = x.contiguous();
+        kernels::conv2d_weight_grad<T>(geo, gc.data(), xc.data(), dw.data());
+        return dw;
+    }
+
+    template <std::size_t I, class GW, class Y, class G, class X, class L>
+    auto vjp(const GW& gw, const Y&, const G& g, const X& x, const L&) const {
+        if constexpr (I == 0)
+            return apply_op(conv2d_op<Args>{args}, x, gw);
+        else if constexpr (I == 1)
+            return apply_op(conv2d_input_backward_op<Args>{args}, g, gw, x);
+        else
+            return fn::no_grad{};
+    }
+};
+
+} // namespace detail
+
+/// torch.nn.functional.conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1,
+/// groups=1) on tensors, traced values or recorded ones; bias `None` for no bias.
+///   auto y = conv2d(x, w, b, 1_c, 2_c);              // LeNet's first layer: padding 2
+template <class X, class W, class B = none_t, class Stride = int_<1>, class Padding = int_<0>,
+          class Dilation = int_<1>>
+auto conv2d(const X& x, const W& w, const B& bias = {}, const Stride& stride = {},
+            const Padding& padding = {}, const Dilation& dilation = {}, std::int64_t groups = 1) {
+    using S = detail::conv_pair<Stride>;
+    using P = detail::conv_pair<Padding>;
+    using D = detail::conv_pair<Dilation>;
+    using args_type = detail::conv2d_args<typename S::h, typename S::w, typename P::h,
+                                          typename P::w, typename D::h, typename D::w>;
+    const auto [sh, sw] = S::get(stride);
+    const auto [ph, pw] = P::get(padding);
+    const auto [dh, dw] = D::get(dilation);
+    const detail::conv2d_op<args_type> op{args_type{sh, sw, ph, pw, dh, dw, groups}};
+    if constexpr (std::is_same_v<B, none_t>)
+        return detail::apply_op(op, x, w);
+    else
+        return detail::apply_op(op, x, w, bias);
+}
+
+} // namespace staticpy
