@@ -49,5 +49,4 @@ echo "===== staticpy::jit: one function, two modes ====="
 
 echo
 echo "===== Training: an MLP on Fashion-MNIST ====="
-"$BUILD/examples/example_train_fashion_mnist" --epochs "${DEMO_EPOCHS:-1}" \
-    --log "$BUILD/train_fashion_mnist.csv"
+"$BUILD/examples/example_train_fashion_mnist" --epochs "${DEMO_EPOCHS:-1}" --out "$BUILD/training"
