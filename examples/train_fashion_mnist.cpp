@@ -81,18 +81,19 @@ std::string fixed(double v, int digits) {
 }
 
 /// What the models share: the data, the log and the curves.
+template <class Dataset>
 struct session {
     const arguments& args;
-    FashionMNIST& train_set;
-    FashionMNIST& test_set;
+    Dataset& train_set;
+    Dataset& test_set;
     std::ofstream& log;
     training_curves& curves;
 };
 
 /// The fraction of the test set that model (with these parameters) classifies right; as_input
 /// shapes a batch of images [n, 28, 28] for the model.
-template <class Model, class AsInput>
-double test_accuracy(const Model& model, FashionMNIST& test_set, const AsInput& as_input) {
+template <class Model, class Dataset, class AsInput>
+double test_accuracy(const Model& model, Dataset& test_set, const AsInput& as_input) {
     DataLoader test_loader(test_set, {.batch_size = 1000});
     auto predict = jit([&](const auto& params, const auto& images) {
         return nn::functional_call(model, params, images).argmax(1_c);
@@ -107,9 +108,9 @@ double test_accuracy(const Model& model, FashionMNIST& test_set, const AsInput& 
 
 /// Trains model for the session's epochs with SGD (lr 0.1, batch 64), logging as it goes, then
 /// writes its checkpoint and reloads it into fresh_model to check that the file holds the model.
-template <class Model, class AsInput>
-void train(session& s, const std::string& name, const std::string& description, Model& model,
-           Model fresh_model, const AsInput& as_input) {
+template <class Dataset, class Model, class AsInput>
+void train(session<Dataset>& s, const std::string& name, const std::string& description,
+           Model& model, Model fresh_model, const AsInput& as_input) {
     Generator shuffle(42);
     // One worker: the step's kernels use the other core (a worker's core is reserved while
     // it runs, so that the kernels' threads do not spin on it).
@@ -198,7 +199,7 @@ int main(int argc, char** argv) {
     std::ofstream log(log_file);
     log << "model,epoch,step,train_loss,test_accuracy,samples_per_s\n";
     training_curves curves;
-    session s{args, train_set, test_set, log, curves};
+    session<decltype(train_set)> s{args, train_set, test_set, log, curves};
 
     // The model, defined at compile time: its shapes are in its type, and a layer whose input
     // does not fit the previous layer's output is a compile error.
