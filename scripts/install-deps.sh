@@ -11,7 +11,10 @@
 #                runtime, for the fuzz pass)
 #        bench = demo + libbenchmark-dev python3, and the libraries the tensor benchmarks
 #                compare with: libeigen3-dev libxtensor-dev libxsimd-dev libtorch-dev
-#                libopenblas-dev; dataset-fashion-mnist for the data-loading benchmarks
+#                libopenblas-dev; dataset-fashion-mnist for the data-loading benchmarks;
+#                libdlib-dev for the training-epoch benchmarks (with libjpeg-dev: dlib's CMake
+#                package links libjpeg.so, which libdlib-dev does not pull in) and clang
+#                libomp-14-dev for their compile-cost comparison with clang++
 # When everything is installed it only runs dpkg-query (fast, no network, no root needed).
 # INSTALL_DEPS_DRY_RUN=1 only reports what would be installed.
 set -euo pipefail
@@ -19,7 +22,8 @@ set -euo pipefail
 DEMO_PKGS=(cmake make g++ libboost-dev libxsimd-dev zlib1g-dev dataset-fashion-mnist)
 TEST_PKGS=("${DEMO_PKGS[@]}" clang libomp-14-dev libclang-rt-14-dev catch2)
 BENCH_PKGS=("${DEMO_PKGS[@]}" libbenchmark-dev python3 python3-torch pkg-config
-    libeigen3-dev libxtensor-dev libxsimd-dev libtorch-dev libopenblas-dev dataset-fashion-mnist)
+    libeigen3-dev libxtensor-dev libxsimd-dev libtorch-dev libopenblas-dev dataset-fashion-mnist
+    libdlib-dev libjpeg-dev clang libomp-14-dev)
 
 if [[ $# -eq 0 ]]; then
     echo "usage: $0 demo|test|bench|<package>..." >&2
