@@ -187,7 +187,7 @@ TEST_CASE("conv2d's run-time errors are PyTorch's", "[nn][conv]") {
     CHECK(conv2d(zeros<float>(0, 3, 8, 8), w).numel() == 0);
 }
 
-TEST_CASE("nn::Conv2d: PyTorch's parameters and initialisation; a LeNet-5 in both modes",
+TEST_CASE("nn::Conv2d: PyTorch's parameters and initialisation, and a LeNet-5 eagerly and traced",
           "[nn][conv]") {
     Generator gen(7);
     nn::Conv2d<4, 6, 3, 1, 1, 1, 2> conv(gen);
