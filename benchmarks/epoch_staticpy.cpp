@@ -6,7 +6,7 @@
 // (nn::TrainOneStep: forward, cross-entropy, backward, SGD update); the test accuracy after each
 // epoch (batches of 1000, the forward as one jit graph).
 //
-//   epoch_staticpy [--net mlp] [--epochs N] [--threads T] [--workers W] [--variant graph|eager]
+//   epoch_staticpy [--net mlp|cnn] [--epochs N] [--threads T] [--workers W] [--variant graph|eager]
 //                  [--seed S]
 //
 // --threads: staticpy::set_num_threads; --workers: the DataLoader's num_workers (0: batches made
@@ -41,17 +41,9 @@ namespace F = staticpy::nn::functional;
 
 namespace {
 
-/// The networks this program trains (run_epoch_benchmarks.sh asks with --list-nets).
-// ---- CNN: the staticpy LeNet-5 goes here once nn::Conv2d and nn::MaxPool2d exist -------------
-// Add "|cnn" below and a branch in main() that builds
-//   nn::Sequential(nn::Conv2d<1, 6, 5>(init, {.padding = 2}), nn::ReLU{}, nn::MaxPool2d<2>{},
-//                  nn::Conv2d<6, 16, 5>(init), nn::ReLU{}, nn::MaxPool2d<2>{}, nn::Flatten{},
-//                  nn::Linear<400, 120>(init), nn::ReLU{}, nn::Linear<120, 84>(init), nn::ReLU{},
-//                  nn::Linear<84, 10>(init))
-// (spelled as the finished modules are) and calls train(model, options, setup_start, as_image)
-// with as_image = [](const auto& x, std::int64_t n) { return x.view(n, 1_c, 28_c, 28_c); }.
-// The peers' CNN is the same: epoch_pytorch.py, epoch_libtorch.cpp, epoch_dlib.cpp.
-constexpr const char* kNets = "mlp";
+/// The networks this program trains (run_epoch_benchmarks.sh asks with --list-nets). The peers'
+/// CNN is the same LeNet-5: epoch_pytorch.py, epoch_libtorch.cpp, epoch_dlib.cpp.
+constexpr const char* kNets = "mlp|cnn";
 
 /// Trains `model` for the requested epochs, printing one record per epoch. `as_input(x, n)`
 /// shapes a batch of n [28, 28] images as the model's input.
@@ -132,6 +124,14 @@ int main(int argc, char** argv) {
     set_context(o.variant == "eager" ? PYNATIVE_MODE : GRAPH_MODE);
 
     Generator init(static_cast<std::uint64_t>(o.seed));
+    if (o.net == "cnn") {
+        nn::Sequential lenet(nn::Conv2d<1, 6, 5, 1, 2>(init), nn::ReLU{}, nn::MaxPool2d<2>{},
+                             nn::Conv2d<6, 16, 5>(init), nn::ReLU{}, nn::MaxPool2d<2>{},
+                             nn::Flatten{}, nn::Linear<400, 120>(init), nn::ReLU{},
+                             nn::Linear<120, 84>(init), nn::ReLU{}, nn::Linear<84, 10>(init));
+        return train(lenet, o, setup_start,
+                     [](const auto& x, std::int64_t n) { return x.view(n, 1_c, 28_c, 28_c); });
+    }
     nn::Sequential mlp(nn::Linear<784, 128>(init), nn::ReLU{}, nn::Linear<128, 10>(init));
     return train(mlp, o, setup_start,
                  [](const auto& x, std::int64_t n) { return x.view(n, 784_c); });

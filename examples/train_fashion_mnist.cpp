@@ -1,13 +1,14 @@
-// Trains a model on Fashion-MNIST, defined at compile time (nn::Sequential): an MLP 784-128-10
-// (the LeNet-5-style CNN joins it once pooling is in). It is fed by a shuffled DataLoader with a
-// progress bar (loss, samples/s), each step (forward, cross-entropy, backward, SGD update) runs as
-// compiled graphs (nn::TrainOneStep); after each epoch the test accuracy; at the end a checkpoint
-// of the model and its optimiser (safetensors, reloaded into a fresh model to check it), a CSV log
-// and an SVG picture of the loss and accuracy curves.
+// Trains two models on Fashion-MNIST, each defined at compile time (nn::Sequential): an MLP
+// 784-128-10 and a LeNet-5-style CNN. Each is fed by a shuffled DataLoader with a progress bar
+// (loss, samples/s), each step (forward, cross-entropy, backward, SGD update) runs as compiled
+// graphs (nn::TrainOneStep); after each epoch the test accuracy; at the end a checkpoint of the
+// model and its optimiser (safetensors, reloaded into a fresh model to check it), a CSV log and
+// an SVG picture of the loss and accuracy curves.
 //
-//   build/demo/examples/example_train_fashion_mnist [--epochs N] [--root DIR] [--out DIR]
+//   build/demo/examples/example_train_fashion_mnist [--epochs N] [--model mlp|cnn|both]
+//                                                   [--root DIR] [--out DIR]
 //
-// --epochs defaults to 1, --root to /usr/share/datasets/fashion-mnist (apt-get
+// --epochs defaults to 1, --model to both, --root to /usr/share/datasets/fashion-mnist (apt-get
 // install dataset-fashion-mnist), --out to the working directory: train_fashion_mnist.csv (one
 // row per 100 steps and per epoch), train_fashion_mnist.svg, <model>.safetensors and
 // <model>_optimizer.safetensors. SGD with lr 0.1 and batch 64, as in PyTorch's tutorials; the
@@ -39,12 +40,14 @@ namespace {
 
 struct arguments {
     int epochs = 1;
+    bool mlp = true, cnn = true;
     std::filesystem::path root = fashion_mnist_root;
     std::filesystem::path out = ".";
 };
 
 [[noreturn]] void usage(const char* program) {
-    std::cerr << "usage: " << program << " [--epochs N] [--root DIR] [--out DIR]\n";
+    std::cerr << "usage: " << program
+              << " [--epochs N] [--model mlp|cnn|both] [--root DIR] [--out DIR]\n";
     std::exit(2);
 }
 
@@ -55,6 +58,12 @@ arguments parse(int argc, char** argv) {
         const bool has_value = i + 1 < argc;
         if (arg == "--epochs" && has_value) {
             a.epochs = std::atoi(argv[++i]);
+        } else if (arg == "--model" && has_value) {
+            const std::string_view m = argv[++i];
+            if (m != "mlp" && m != "cnn" && m != "both")
+                usage(argv[0]);
+            a.mlp = m != "cnn";
+            a.cnn = m != "mlp";
         } else if (arg == "--root" && has_value) {
             a.root = argv[++i];
         } else if (arg == "--out" && has_value) {
@@ -170,7 +179,7 @@ void train(session<Dataset>& s, const std::string& name, const std::string& desc
     const auto optimizer_file = s.args.out / (name + "_optimizer.safetensors");
     nn::save(model.state_dict(), model_file.string());
     nn::save(optimizer.state_dict(), optimizer_file.string());
-    nn::load_state_dict(fresh_model, nn::load(model_file.string()));
+    fresh_model.load_state_dict(nn::load(model_file.string()));
     const double reloaded = test_accuracy(fresh_model, s.test_set, as_input);
     std::cout << name << " checkpoint: " << model_file.string() << " and "
               << optimizer_file.filename().string()
@@ -201,15 +210,32 @@ int main(int argc, char** argv) {
     training_curves curves;
     session<decltype(train_set)> s{args, train_set, test_set, log, curves};
 
-    // The model, defined at compile time: its shapes are in its type, and a layer whose input
-    // does not fit the previous layer's output is a compile error.
+    // The models, defined at compile time: their shapes are in their types, and a layer whose
+    // input does not fit the previous layer's output is a compile error.
     Generator init(0);
-    auto mlp = [&] {
-        return nn::Sequential(nn::Linear<784, 128>(init), nn::ReLU{}, nn::Linear<128, 10>(init));
-    };
-    auto model = mlp();
-    train(s, "mlp", "Linear(784, 128) -> ReLU -> Linear(128, 10)", model, mlp(),
-          [](const auto& x) { return x.view(x.sizes()[0], 784_c); });
+    if (args.mlp) {
+        auto mlp = [&] {
+            return nn::Sequential(nn::Linear<784, 128>(init), nn::ReLU{},
+                                  nn::Linear<128, 10>(init));
+        };
+        auto model = mlp();
+        train(s, "mlp", "Linear(784, 128) -> ReLU -> Linear(128, 10)", model, mlp(),
+              [](const auto& x) { return x.view(x.sizes()[0], 784_c); });
+    }
+    if (args.cnn) {
+        auto lenet = [&] {
+            return nn::Sequential(nn::Conv2d<1, 6, 5, 1, 2>(init), nn::ReLU{}, nn::MaxPool2d<2>{},
+                                  nn::Conv2d<6, 16, 5>(init), nn::ReLU{}, nn::MaxPool2d<2>{},
+                                  nn::Flatten{}, nn::Linear<400, 120>(init), nn::ReLU{},
+                                  nn::Linear<120, 84>(init), nn::ReLU{}, nn::Linear<84, 10>(init));
+        };
+        auto model = lenet();
+        train(s, "cnn",
+              "LeNet-5: Conv2d(1, 6, 5, padding 2) -> ReLU -> MaxPool2d(2) -> Conv2d(6, 16, 5) -> "
+              "ReLU -> MaxPool2d(2) -> Flatten -> Linear(400, 120) -> ReLU -> Linear(120, 84) -> "
+              "ReLU -> Linear(84, 10)",
+              model, lenet(), [](const auto& x) { return x.view(x.sizes()[0], 1_c, 28_c, 28_c); });
+    }
     curves.write_svg(plot_file.string());
     std::cout << "log: " << log_file.string() << ", curves: " << plot_file.string() << '\n';
     return 0;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds and runs the staticpy tour (examples/tour.cpp), the jit example, then its main job:
-# training an MLP on Fashion-MNIST for one epoch (examples/train_fashion_mnist.cpp; more with
-# DEMO_EPOCHS=N), in build/demo (Release, g++). Installs the missing Debian packages first
-# (scripts/install-deps.sh demo: the compilers, Boost, zlib and the dataset).
+# training an MLP and a LeNet-5 CNN on Fashion-MNIST for one epoch each
+# (examples/train_fashion_mnist.cpp; more with DEMO_EPOCHS=N), in build/demo (Release, g++).
+# Installs the missing Debian packages first (scripts/install-deps.sh demo: the compilers, Boost,
+# zlib and the dataset).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -48,5 +49,5 @@ echo "===== staticpy::jit: one function, two modes ====="
 "$BUILD/examples/example_jit_graph" "$BUILD/graph.dot"
 
 echo
-echo "===== Training: an MLP on Fashion-MNIST ====="
+echo "===== Training: an MLP and a LeNet-5 CNN on Fashion-MNIST ====="
 "$BUILD/examples/example_train_fashion_mnist" --epochs "${DEMO_EPOCHS:-1}" --out "$BUILD/training"

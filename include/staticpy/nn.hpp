@@ -10,14 +10,23 @@
 //   nn/modules.hpp        Linear, the activations (ReLU, GELU, Tanh, ...), Sequential;
 //                         functional_call
 //   nn/conv.hpp           Conv2d, Flatten (conv2d itself is tensor/ops_conv.hpp's)
+//   nn/pooling.hpp        MaxPool2d, AvgPool2d, AdaptiveAvgPool2d (the functions:
+//                         tensor/ops_pool.hpp)
+//   nn/normalization.hpp  BatchNorm1d, BatchNorm2d, LayerNorm
+//   nn/dropout.hpp        Dropout
+//   nn/sparse.hpp         Embedding
 //   nn/checkpoint.hpp     save, load (safetensors), load_state_dict
 
 #include "staticpy/nn/checkpoint.hpp"
 #include "staticpy/nn/clip_grad.hpp"
 #include "staticpy/nn/conv.hpp"
+#include "staticpy/nn/dropout.hpp"
 #include "staticpy/nn/functional.hpp"
 #include "staticpy/nn/init.hpp"
 #include "staticpy/nn/lr_scheduler.hpp"
 #include "staticpy/nn/modules.hpp"
+#include "staticpy/nn/normalization.hpp"
 #include "staticpy/nn/optim.hpp"
+#include "staticpy/nn/pooling.hpp"
+#include "staticpy/nn/sparse.hpp"
 #include "staticpy/nn/train_step.hpp"

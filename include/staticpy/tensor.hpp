@@ -8,6 +8,7 @@
 #include "staticpy/tensor/op_objects_index.hpp"
 #include "staticpy/tensor/ops_conv.hpp"
 #include "staticpy/tensor/ops.hpp"
+#include "staticpy/tensor/ops_pool.hpp"
 #include "staticpy/tensor/print.hpp"
 #include "staticpy/tensor/shape.hpp"
 #include "staticpy/tensor/storage.hpp"

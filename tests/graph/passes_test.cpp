@@ -95,6 +95,49 @@ TEST_CASE("passes: x - y is not x - x, and run-time scalars are not assumed equa
     CHECK(dump(jit(g), x).find("%5 = sub(%2, %4)") != std::string::npos);
 }
 
+TEST_CASE("passes: a float argument is one value wherever the graph names it") {
+    // The function's float arguments are scalar nodes that name the argument: no payload, so the
+    // exact program is the speculative one; two arguments stay two values.
+    auto f = [](auto x, auto a, auto b) { return (x * a + (x * a) * a) - x * b; };
+    using T = graph::trace<decltype(f), X, float, float>;
+    STATIC_REQUIRE(std::is_same_v<T::prog, T::exact_prog>);
+    STATIC_REQUIRE(T::prog::size == 8); // x, a, x * a, (x * a) * a, +, b, x * b, -
+    auto x = randn(4_c, 8_c);
+    graph_test::require_same(both_modes(jit(f), x, 0.5f, 3.0f), x * -2.25f);
+}
+
+TEST_CASE("passes: ops whose arguments are compile-time carry no payload: one program") {
+    // A backward graph names the forward nodes it reads once per use; a node with run-time
+    // arguments gets a slot of its own at each use in the exact program. nn's layers give their
+    // ops compile-time arguments (fixed in the op's type), so the exact program is the
+    // speculative one, and there is nothing to compare per call.
+    using XI = Tensor<float, static_shape<2, 1, 6, 6>>;
+    using W = Tensor<float, static_shape<2, 1, 3, 3>>;
+    using L = Tensor<std::int64_t, shape<std::int64_t>>;
+    auto net = [](const auto& w, const auto& x, const auto& labels, const auto& stride) {
+        const auto h = max_pool2d(relu(conv2d(x, w, None, stride, 1_c)), 2_c);
+        return nn::functional::cross_entropy(h.flatten(1_c, int_<-1>{}), labels);
+    };
+    auto fixed_args = [&](const auto& w, const auto& x, const auto& labels) {
+        return grad(net)(w, x, labels, 1_c);
+    };
+    using T = graph::trace<decltype(fixed_args), W, XI, L>;
+    STATIC_REQUIRE(std::is_same_v<T::prog, T::exact_prog>);
+    // A run-time stride is an argument to compare: the exact program repeats the convolution
+    // (its forward and the uses its backward makes of it).
+    auto runtime_args = [&](const auto& w, const auto& x, const auto& labels) {
+        return grad(net)(w, x, labels, std::int64_t{1});
+    };
+    using R = graph::trace<decltype(runtime_args), W, XI, L>;
+    STATIC_REQUIRE(R::prog::size == T::prog::size);
+    STATIC_REQUIRE(R::exact_prog::size > R::prog::size);
+    const auto w = randn(2_c, 1_c, 3_c, 3_c);
+    const auto x = randn(2_c, 1_c, 6_c, 6_c);
+    const auto labels = from_vector(std::vector<std::int64_t>{3, 0});
+    graph_test::require_same(both_modes(jit(fixed_args), w, x, labels),
+                             both_modes(jit(runtime_args), w, x, labels));
+}
+
 TEST_CASE("passes: equal run-time scalars and dims merge (speculative CSE, checked per call)") {
     // h holds a run-time scalar; each use of h is a copy of its tree. The copies merge because
     // their scalars are equal in this call, so h is evaluated once.

@@ -90,18 +90,40 @@ inline constexpr auto depends_on_inputs = [] {
     return d;
 }();
 
-/// The tuple t with element I replaced by v.
-template <std::size_t I, class V, class... Ts>
-auto replace_at(const std::tuple<Ts...>& t, V v) {
-    return [&]<std::size_t... J>(std::index_sequence<J...>) {
-        return std::tuple<std::conditional_t<J == I, V, Ts>...>{[&]() -> decltype(auto) {
-            if constexpr (J == I)
-                return std::move(v);
-            else
-                return std::get<J>(t);
-        }()...};
-    }
-    (std::index_sequence_for<Ts...>{});
+/// The cotangents of a program's slots during the sweep, one member per slot (no_cotangent where
+/// none has arrived yet). A plain aggregate rather than a std::tuple: the sweep builds a new one
+/// for every contribution, and std::tuple's constrained constructors check every element type
+/// each time (for LeNet's backward graph that was two minutes of the compiler's time).
+template <std::size_t I, class T>
+struct slot_value {
+    T value;
+};
+template <class Seq, class... Ts>
+struct slot_values;
+template <std::size_t... I, class... Ts>
+struct slot_values<std::index_sequence<I...>, Ts...> : slot_value<I, Ts>... {};
+
+/// Slot I's cotangent, and its type.
+template <std::size_t I, class T>
+const T& slot_get(const slot_value<I, T>& s) {
+    return s.value;
+}
+template <std::size_t I, class CTs>
+using slot_type_t = std::remove_cvref_t<decltype(slot_get<I>(std::declval<const CTs&>()))>;
+
+template <std::size_t J, std::size_t I, class V, class CTs>
+const auto& new_or_kept(const V& v, const CTs& cts) {
+    if constexpr (J == I)
+        return v;
+    else
+        return slot_get<J>(cts);
+}
+
+/// The cotangents with slot I's replaced by v.
+template <std::size_t I, class V, std::size_t... J, class... Ts>
+auto replace_at(const slot_values<std::index_sequence<J...>, Ts...>& cts, const V& v) {
+    using result = slot_values<std::index_sequence<J...>, std::conditional_t<J == I, V, Ts>...>;
+    return result{slot_value<J, std::conditional_t<J == I, V, Ts>>{new_or_kept<J, I>(v, cts)}...};
 }
 
 /// a + b, where either may be no_cotangent.
@@ -231,8 +253,7 @@ auto operand_cotangent(const N& n, const CT& ct) {
         static_assert(N::kind == node_kind::opaque);
         // Every op object has a rule (argmax's says no_grad).
         const auto rule = std::apply(
-            [&](const auto&... x) { return n.op.template vjp<K>(g, y, traced(x)...); },
-            n.children);
+            [&](const auto&... x) { return n.op.template vjp<K>(g, y, traced(x)...); }, n.children);
         using R = std::remove_cvref_t<decltype(rule)>;
         if constexpr (std::is_same_v<R, fn::no_grad>)
             return no_cotangent{};
@@ -256,7 +277,7 @@ auto pass_to_operands(const Node& n, const CT& ct, const CTs& cts) {
             if constexpr (std::is_same_v<decltype(c), no_cotangent>) {
                 return pass_to_operands<Prog, Tag, S, K + 1>(n, ct, cts);
             } else {
-                auto next = replace_at<op>(cts, accumulate(std::get<op>(cts), c));
+                auto next = replace_at<op>(cts, accumulate(slot_get<op>(cts), c));
                 return pass_to_operands<Prog, Tag, S, K + 1>(n, ct, next);
             }
         } else {
@@ -273,13 +294,13 @@ auto sweep(const Ptrs& nodes, const CTs& cts) {
     } else {
         constexpr std::size_t s = S - 1;
         using node = typename Prog::template node_at<s>;
-        using ct_t = std::tuple_element_t<s, CTs>;
+        using ct_t = slot_type_t<s, CTs>;
         if constexpr (std::is_same_v<ct_t, no_cotangent> || is_leaf_kind(node::kind) ||
                       is_grad_input_of<node, Tag>::value || !depends_on_inputs<Prog, Tag>[s]) {
             return sweep<Prog, Tag, s>(nodes, cts);
         } else {
             return sweep<Prog, Tag, s>(nodes, pass_to_operands<Prog, Tag, s, 0>(
-                                                  *std::get<s>(nodes), std::get<s>(cts), cts));
+                                                  *std::get<s>(nodes), slot_get<s>(cts), cts));
         }
     }
 }
@@ -302,7 +323,7 @@ auto cotangent_of_input(const CTs& cts) {
             using node = typename Prog::template node_at<Sl>;
             if constexpr (is_grad_input_of<node, Tag>::value) {
                 if constexpr (grad_input_index<node>::value == K)
-                    return accumulate(acc, std::get<Sl>(cts));
+                    return accumulate(acc, slot_get<Sl>(cts));
                 else
                     return acc;
             } else {
@@ -328,12 +349,9 @@ auto backprop(const Out& out, const Seed& seed) {
     bool equal = true;
     const auto nodes = collect_nodes<P, false>(equal, out);
     auto start = [&]<std::size_t... S>(std::index_sequence<S...>) {
-        return std::tuple<std::conditional_t<S == root, Seed, no_cotangent>...>{[&]() {
-            if constexpr (S == root)
-                return seed;
-            else
-                return no_cotangent{};
-        }()...};
+        using none = detail::slot_values<std::index_sequence<S...>,
+                                         std::conditional_t<true, no_cotangent, int_<S>>...>;
+        return detail::replace_at<root>(none{}, seed);
     }
     (std::make_index_sequence<P::size>{});
     const auto cts = detail::sweep<P, Tag, P::size>(nodes, start);

@@ -48,7 +48,8 @@ struct kernel_plan {
         auto is_reduce = [](std::size_t s) {
             bool r = false;
             [&]<std::size_t... S>(std::index_sequence<S...>) {
-                ((S == s ? (r = Prog::template node_at<S>::kind == node_kind::reduce) : false), ...);
+                ((S == s ? (r = Prog::template node_at<S>::kind == node_kind::reduce) : false),
+                 ...);
             }
             (std::make_index_sequence<N>{});
             return r;
@@ -120,8 +121,8 @@ std::string node_text(const Node& n) {
     } else if constexpr (Node::kind == node_kind::elementwise) {
         return std::string(Node::functor::name) + "(" + operand_list<Prog, S>() + ")";
     } else if constexpr (Node::kind == node_kind::reduce) {
-        std::string s = std::string(Node::reduction::ir_name) + "(" + operand_list<Prog, S>() +
-                        ", dims=";
+        std::string s =
+            std::string(Node::reduction::ir_name) + "(" + operand_list<Prog, S>() + ", dims=";
         if constexpr (std::is_same_v<typename Node::dim_type, all_dims>) {
             s += "all";
         } else {

@@ -64,6 +64,15 @@ struct input {
     static constexpr bool materialized = true;
     static constexpr std::size_t index = I;
     children_type children{};
+
+    input() = default;
+    // Not constexpr, on purpose: every node above an input copies it, so a graph of inputs and
+    // payload-free ops would otherwise be a constant expression, and g++ folds each copy of it
+    // at compile time. A backward graph's nodes hold copies of the forward nodes they read, so
+    // that folding grows with the graph's paths, not its nodes: two minutes for LeNet-5's
+    // gradient. (Nodes with payloads are not constants anyway.)
+    input(const input&) noexcept {}
+    input& operator=(const input&) noexcept { return *this; }
 };
 
 /// A tensor the traced function captured (weights in a lambda's capture): a constant of the graph.
@@ -79,15 +88,21 @@ struct captured {
     children_type children{};
 };
 
-/// A number known at run time (a C++ float in the traced code, or a scalar argument of the jit
-/// function). It takes part in type promotion as a Python number does.
-template <class T>
+/// Argument of scalar<T, Argument> for a number that is not a float argument of the traced
+/// function.
+inline constexpr std::size_t not_an_argument = static_cast<std::size_t>(-1);
+
+/// A number known at run time: a C++ float in the traced code, or float argument Argument of the
+/// jit function. It takes part in type promotion as a Python number does. An argument's value is
+/// the argument's wherever the graph names it, so it carries no payload to compare (nothing to
+/// tell apart when a graph names it from many places: a learning rate in every update).
+template <class T, std::size_t Argument = not_an_argument>
 struct scalar {
     static constexpr node_kind kind = node_kind::scalar;
     using value_type = T;
     using shape_type = shape<>;
     using children_type = std::tuple<>;
-    static constexpr bool has_payload = true;
+    static constexpr bool has_payload = Argument == not_an_argument;
     static constexpr bool materialized = false;
     T value;
     children_type children{};
@@ -122,8 +137,8 @@ struct promotion_operand {
         operand<typename N::value_type, N::shape_type::rank == 0 ? operand_priority::zero_dim
                                                                  : operand_priority::dimensioned>;
 };
-template <class T>
-struct promotion_operand<scalar<T>> {
+template <class T, std::size_t A>
+struct promotion_operand<scalar<T, A>> {
     using type = scalar_operand<T>;
 };
 template <class C>
@@ -251,7 +266,14 @@ struct opaque {
     using value_type = typename result_tensor::value_type;
     using shape_type = typename result_tensor::shape_type;
     using children_type = std::tuple<Cs...>;
-    static constexpr bool has_payload = !std::is_empty_v<Op>;
+    // The op's arguments are its payload (ops without arguments declare an empty std::tuple<>,
+    // and ops whose arguments are compile-time hold them as empty types: detail::fixed).
+    static constexpr bool has_payload = [] {
+        if constexpr (requires { std::declval<const Op&>().args; })
+            return !std::is_empty_v<std::remove_cvref_t<decltype(std::declval<const Op&>().args)>>;
+        else
+            return !std::is_empty_v<Op>;
+    }();
     static constexpr bool materialized = true;
     children_type children;
     Op op;

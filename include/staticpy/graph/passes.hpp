@@ -72,8 +72,8 @@ template <class Orig, class New>
 inline constexpr bool keeps_types_v =
     std::is_same_v<typename Orig::shape_type, typename New::shape_type>;
 
-template <class T>
-T number_of(const scalar<T>& s) {
+template <class T, std::size_t A>
+T number_of(const scalar<T, A>& s) {
     return s.value;
 }
 template <class C>

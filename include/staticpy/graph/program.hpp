@@ -122,14 +122,45 @@ struct number_node<Node, Prog, Speculative, std::index_sequence<S...>> {
                                     typename append<Prog, instr<Node, key, S...>>::type, Prog>;
 };
 
-/// Numbers Node (its operands first) into Prog: ::prog after it, ::slot its slot.
+/// The slot of the first instruction of Prog whose node is Node (Prog::size if none).
+template <class Node, class Prog>
+struct find_node;
+template <class Node, class... Is>
+struct find_node<Node, program<Is...>> {
+    static constexpr std::size_t value = [] {
+        std::size_t i = 0;
+        (void)((std::is_same_v<Node, typename Is::node> ? false : (++i, true)) && ...);
+        return i;
+    }();
+};
+
+/// Numbers Node's operands, then Node.
 template <class Node, class Prog, bool Speculative>
-struct number {
+struct number_walk {
     using operands = number_children<Prog, Speculative, typename Node::children_type>;
     using result =
         number_node<Node, typename operands::prog, Speculative, typename operands::slots>;
     using prog = typename result::prog;
     static constexpr std::size_t slot = result::slot;
+};
+/// A node numbered before: its slot, Prog unchanged.
+template <class Prog, std::size_t Slot>
+struct number_found {
+    using prog = Prog;
+    static constexpr std::size_t slot = Slot;
+};
+
+/// Numbers Node (its operands first) into Prog: ::prog after it, ::slot its slot.
+/// A node type met again is its earlier slot without a walk of its operands, wherever numbering
+/// it again could only find the same slot: always when speculative, and in the exact numbering
+/// when no node under it has a payload (a payload node gets a new slot at each visit). Graphs
+/// are DAGs whose types are trees (a backward graph names forward nodes again and again), so
+/// without this shortcut each mention re-walks the whole subtree under it.
+template <class Node, class Prog, bool Speculative>
+struct number
+    : std::conditional_t<
+          (Speculative || !contains_payload_v<Node>)&&find_node<Node, Prog>::value != Prog::size,
+          number_found<Prog, find_node<Node, Prog>::value>, number_walk<Node, Prog, Speculative>> {
 };
 
 template <std::size_t... S>
@@ -164,8 +195,8 @@ using node_pointers_t = typename node_pointers<Prog>::type;
 // ---- payload equality: when two nodes of one type are the same value
 // ------------------------------
 
-template <class T>
-bool payload_equal(const scalar<T>& a, const scalar<T>& b) {
+template <class T, std::size_t A>
+bool payload_equal(const scalar<T, A>& a, const scalar<T, A>& b) {
     // Bitwise: 0.0 and -0.0 differ (x * -0.0), and a NaN is the same NaN.
     if constexpr (std::is_floating_point_v<T>)
         return std::memcmp(&a.value, &b.value, sizeof(T)) == 0;
@@ -190,29 +221,59 @@ bool payload_equal(const opaque<Op, Cs...>& a, const opaque<Op, Cs...>& b) {
 }
 
 namespace detail {
-template <class Prog, bool Sp, class Ptrs, class Node>
-void collect(const Node& n, Ptrs& ptrs, bool& equal);
 
-template <class Prog, bool Sp, std::size_t I, class Ptrs, class... Cs>
-void collect_children(const std::tuple<Cs...>& children, Ptrs& ptrs, bool& equal) {
-    if constexpr (I < sizeof...(Cs)) {
-        const auto& c = std::get<I>(children);
-        collect<Prog, Sp>(c, ptrs, equal);
-        collect_children<typename number<std::remove_cvref_t<decltype(c)>, Prog, Sp>::prog, Sp,
-                         I + 1>(children, ptrs, equal);
-    }
+/// Records node n and every node under it in the program Final, where a node's slot is the
+/// first of its type: so it is in a speculative numbering (one slot per type), and in the exact
+/// one for a node without payloads under it. Each node type is one instantiation (the walk does
+/// not carry the program numbered so far), and a payload-free subtree recorded once is not
+/// walked again: a backward graph's types name the forward nodes over and over.
+/// slot = &n. The pointers live as long as the traced call's nodes (collect_nodes' callers
+/// use them within it). Not inlined: inlined into a caller whose nodes are locals, g++ 12's
+/// -Wdangling-pointer takes the store for an escape and reports it.
+template <class N>
+[[gnu::noinline]] void record_at(const N*& slot, const N& n) {
+    slot = &n;
 }
 
-/// The run-time mirror of number<Node, Prog>: records each node object at its slot; a node
-/// merged into a slot whose payload differs clears `equal`.
-template <class Prog, bool Sp, class Ptrs, class Node>
-void collect(const Node& n, Ptrs& ptrs, bool& equal) {
-    collect_children<Prog, Sp, 0>(n.children, ptrs, equal);
-    auto& slot = std::get<number<Node, Prog, Sp>::slot>(ptrs);
+template <class Final, class Ptrs, class Node>
+void collect_by_type(const Node& n, Ptrs& ptrs, bool& equal) {
+    auto& slot = std::get<find_node<Node, Final>::value>(ptrs);
+    if constexpr (!contains_payload_v<Node>) {
+        if (slot != nullptr)
+            return;
+    }
+    std::apply([&](const auto&... c) { (collect_by_type<Final>(c, ptrs, equal), ...); },
+               n.children);
     if constexpr (Node::has_payload)
         if (slot != nullptr && !payload_equal(*slot, n))
             equal = false;
-    slot = &n;
+    record_at(slot, n);
+}
+
+template <class Final, class Prog, class Ptrs, class Node>
+void collect_exact(const Node& n, Ptrs& ptrs, bool& equal);
+
+template <class Final, class Prog, std::size_t I, class Ptrs, class... Cs>
+void collect_exact_children(const std::tuple<Cs...>& children, Ptrs& ptrs, bool& equal) {
+    if constexpr (I < sizeof...(Cs)) {
+        const auto& c = std::get<I>(children);
+        collect_exact<Final, Prog>(c, ptrs, equal);
+        collect_exact_children<
+            Final, typename number<std::remove_cvref_t<decltype(c)>, Prog, false>::prog, I + 1>(
+            children, ptrs, equal);
+    }
+}
+
+/// The run-time mirror of the exact numbering number<Node, Prog, false>, where a node with a
+/// payload under it gets slots of its own at each visit.
+template <class Final, class Prog, class Ptrs, class Node>
+void collect_exact(const Node& n, Ptrs& ptrs, bool& equal) {
+    if constexpr (!contains_payload_v<Node>) {
+        collect_by_type<Final>(n, ptrs, equal);
+    } else {
+        collect_exact_children<Final, Prog, 0>(n.children, ptrs, equal);
+        record_at(std::get<number<Node, Prog, false>::slot>(ptrs), n);
+    }
 }
 } // namespace detail
 
@@ -221,8 +282,11 @@ void collect(const Node& n, Ptrs& ptrs, bool& equal) {
 template <class Final, bool Speculative, class... Roots>
 node_pointers_t<Final> collect_nodes(bool& equal, const Roots&... roots) {
     node_pointers_t<Final> ptrs{};
-    detail::collect_children<program<>, Speculative, 0>(std::tuple<const Roots&...>(roots...), ptrs,
-                                                        equal);
+    if constexpr (Speculative)
+        (detail::collect_by_type<Final>(roots, ptrs, equal), ...);
+    else
+        detail::collect_exact_children<Final, program<>, 0>(std::tuple<const Roots&...>(roots...),
+                                                            ptrs, equal);
     return ptrs;
 }
 
@@ -275,27 +339,42 @@ constexpr std::size_t use_count(const std::array<std::size_t, NumRoots>& roots) 
     return n;
 }
 
+/// Every region's leaves at once: leaves[R][M] is region<Prog, R>::is_leaf(M), computed in one
+/// loop over the program rather than one region instantiation per slot (the epilogue analysis
+/// asks it of every pair of slots).
+template <class Prog>
+inline constexpr auto region_leaves = [] {
+    constexpr std::size_t N = Prog::size;
+    std::array<std::array<bool, N + 1>, N + 1> leaves{};
+    for (std::size_t root = 0; root < N; ++root) {
+        std::array<bool, N + 1> member{};
+        member[root] = true;
+        for (std::size_t s = root + 1; s-- > 0;) {
+            if (!member[s] || Prog::materialized[s])
+                continue;
+            for (std::size_t k = 0; k < Prog::arity[s]; ++k)
+                member[Prog::operand_slots[s][k]] = true;
+        }
+        for (std::size_t s = 0; s < N; ++s)
+            leaves[root][s] = member[s] && Prog::materialized[s];
+    }
+    return leaves;
+}();
+
 /// How many fused kernels (or materialized nodes directly) read materialized slot M: each root's
 /// kernel and each kernel that computes an operand of a materialized node count once if M is
 /// among their leaves; a root or operand that is M itself counts too.
 template <class Prog, std::size_t M, std::size_t NumRoots>
 constexpr std::size_t readers(const std::array<std::size_t, NumRoots>& roots) {
+    const auto& leaves = region_leaves<Prog>;
     std::size_t n = 0;
-    auto reads = [](std::size_t root) {
-        bool r = false;
-        [&]<std::size_t... S>(std::index_sequence<S...>) {
-            ((S == root ? (void)(r = region<Prog, S>::is_leaf(M)) : void()), ...);
-        }
-        (std::make_index_sequence<Prog::size>{});
-        return r;
-    };
     for (std::size_t s = 0; s < Prog::size; ++s)
         if (Prog::materialized[s])
             for (std::size_t k = 0; k < Prog::arity[s]; ++k)
                 if (Prog::operand_reads[s][k])
-                    n += reads(Prog::operand_slots[s][k]);
+                    n += leaves[Prog::operand_slots[s][k]][M];
     for (std::size_t r : roots)
-        n += reads(r);
+        n += leaves[r][M];
     return n;
 }
 
@@ -315,7 +394,7 @@ constexpr bool is_full_matrix() {
 template <class Prog, std::size_t R, std::size_t M>
 constexpr bool reads_full_matrix_besides() {
     return []<std::size_t... S>(std::index_sequence<S...>) {
-        return ((S != M && region<Prog, R>::is_leaf(S) && is_full_matrix<Prog, S>()) || ...);
+        return ((S != M && region_leaves<Prog>[R][S] && is_full_matrix<Prog, S>()) || ...);
     }
     (std::make_index_sequence<Prog::size>{});
 }
@@ -340,7 +419,7 @@ constexpr std::size_t epilogue_of(const std::array<std::size_t, NumRoots>& roots
                         if constexpr (m::shape_type::rank == 2 &&
                                       std::is_same_v<typename m::value_type,
                                                      typename root::value_type>)
-                            if (found == Prog::size && region<Prog, R>::is_leaf(S) &&
+                            if (found == Prog::size && region_leaves<Prog>[R][S] &&
                                 readers<Prog, S>(roots) == 1 &&
                                 !reads_full_matrix_besides<Prog, R, S>())
                                 found = S;

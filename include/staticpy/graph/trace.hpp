@@ -35,43 +35,49 @@ template <class X>
 struct is_tensor_leaf : std::bool_constant<is_tensor_v<X>> {};
 template <class X>
 struct is_tracer_leaf : std::bool_constant<is_tracer_v<X>> {};
+template <class X>
+struct is_float_leaf : std::bool_constant<std::is_floating_point_v<X>> {};
 
 template <class X>
 inline constexpr std::size_t tensor_leaves_v =
     leaf_count<is_tensor_leaf, std::remove_cvref_t<X>>::value;
 
-/// The traced stand-in for argument x whose first tensor is input I.
-template <std::size_t I, class X>
+/// The traced stand-in for argument x whose first tensor is input I and whose first float is the
+/// function's float argument J (a scalar node that names it: the same J is the same value).
+template <std::size_t I, std::size_t J, class X>
 auto symbolic(const X& x) {
     using U = std::remove_cvref_t<X>;
     if constexpr (is_tensor_v<U>) {
         return Tracer<input<I, typename U::value_type, typename U::shape_type>>{};
     } else if constexpr (std::is_floating_point_v<U>) {
-        return Tracer<scalar<U>>{{x, {}}};
+        return Tracer<scalar<U, J>>{{x, {}}};
     } else if constexpr (traits::is_std_tuple_v<U>) {
         return [&]<class... Ts>(const std::tuple<Ts...>& t) {
             constexpr auto off = leaf_offsets<is_tensor_leaf, Ts...>();
+            constexpr auto foff = leaf_offsets<is_float_leaf, Ts...>();
             return [&]<std::size_t... K>(std::index_sequence<K...>) {
-                return std::tuple{symbolic<I + off[K]>(std::get<K>(t))...};
+                return std::tuple{symbolic<I + off[K], J + foff[K]>(std::get<K>(t))...};
             }
             (std::index_sequence_for<Ts...>{});
         }(x);
     } else if constexpr (is_list_v<U>) {
         return hana::unpack(x.elements, [&](const auto&... e) {
             constexpr auto off = leaf_offsets<is_tensor_leaf, decltype(e)...>();
+            constexpr auto foff = leaf_offsets<is_float_leaf, decltype(e)...>();
             return [&]<std::size_t... K>(std::index_sequence<K...>) {
-                return staticpy::list{symbolic<I + off[K]>(e)...};
+                return staticpy::list{symbolic<I + off[K], J + foff[K]>(e)...};
             }
             (std::make_index_sequence<sizeof...(e)>{});
         });
     } else if constexpr (is_dict_v<U>) {
         return hana::unpack(x.entries, [&](const auto&... p) {
             constexpr auto off = leaf_offsets<is_tensor_leaf, decltype(p.value)...>();
+            constexpr auto foff = leaf_offsets<is_float_leaf, decltype(p.value)...>();
             return [&]<std::size_t... K>(std::index_sequence<K...>) {
-                auto items = hana::make_tuple(pair(p.key, symbolic<I + off[K]>(p.value))...);
-                return dict_t<
-                    std::remove_cvref_t<decltype(pair(p.key, symbolic<I + off[K]>(p.value)))>...>(
-                    items);
+                auto items =
+                    hana::make_tuple(pair(p.key, symbolic<I + off[K], J + foff[K]>(p.value))...);
+                return dict_t<std::remove_cvref_t<decltype(pair(
+                    p.key, symbolic<I + off[K], J + foff[K]>(p.value)))>...>(items);
             }
             (std::make_index_sequence<sizeof...(p)>{});
         });
@@ -139,9 +145,10 @@ struct program_of_tuple<Speculative, std::tuple<R...>> {
 template <class F, class... Args>
 struct trace {
     static constexpr auto offsets = leaf_offsets<is_tensor_leaf, Args...>();
+    static constexpr auto float_offsets = leaf_offsets<is_float_leaf, Args...>();
     template <std::size_t... K>
     static auto symbolic_args_of(std::index_sequence<K...>, const Args&... args) {
-        return std::tuple{symbolic<offsets[K]>(args)...};
+        return std::tuple{symbolic<offsets[K], float_offsets[K]>(args)...};
     }
     using symbolic_args = decltype(symbolic_args_of(std::index_sequence_for<Args...>{},
                                                     std::declval<const Args&>()...));

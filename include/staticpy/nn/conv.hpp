@@ -41,7 +41,9 @@ template <std::int64_t InChannels, std::int64_t OutChannels, std::int64_t Kernel
           std::int64_t Groups = 1, bool Bias = true, class T = float>
 class Conv2d
     : public Module<
-          Conv2d<InChannels, OutChannels, KernelSize, Stride, Padding, Dilation, Groups, Bias, T>> {
+          Conv2d<InChannels, OutChannels, KernelSize, Stride, Padding, Dilation, Groups, Bias, T>>,
+      public detail::weight_and_bias<Bias, T, OutChannels, InChannels / Groups, KernelSize,
+                                     KernelSize> {
     static_assert(Groups > 0, "staticpy: ValueError: groups must be a positive integer");
     static_assert(InChannels % Groups == 0,
                   "staticpy: ValueError: in_channels must be divisible by groups");
@@ -61,45 +63,13 @@ public:
     static constexpr std::int64_t padding = Padding;
     static constexpr std::int64_t dilation = Dilation;
     static constexpr std::int64_t groups = Groups;
-    using weight_type = decltype(empty<T>(int_<OutChannels>{}, int_<InChannels / Groups>{},
-                                          int_<KernelSize>{}, int_<KernelSize>{}));
-    using bias_type = std::conditional_t<Bias, decltype(empty<T>(int_<OutChannels>{})), none_t>;
+    using parameters_type =
+        detail::weight_and_bias<Bias, T, OutChannels, InChannels / Groups, KernelSize, KernelSize>;
 
-    weight_type weight;
-    bias_type bias;
-
-    /// Initialised as PyTorch's nn.Conv2d, from the default generator.
+    /// Initialised as PyTorch's nn.Conv2d (reset_parameters), from the default generator.
     Conv2d() : Conv2d(default_generator()) {}
     /// Initialised as PyTorch's nn.Conv2d, from gen.
-    explicit Conv2d(Generator& gen)
-        : weight(empty<T>(int_<OutChannels>{}, int_<InChannels / Groups>{}, int_<KernelSize>{},
-                          int_<KernelSize>{})) {
-        if constexpr (Bias)
-            bias = empty<T>(int_<OutChannels>{});
-        reset_parameters(gen);
-    }
-
-    /// PyTorch's _ConvNd.reset_parameters: kaiming_uniform_(weight, a = sqrt(5)), then the bias
-    /// from U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
-    void reset_parameters(Generator& gen = default_generator()) {
-        init::kaiming_uniform_(weight, std::sqrt(5.0), "fan_in", "leaky_relu", gen);
-        if constexpr (Bias) {
-            constexpr std::int64_t fan_in = InChannels / Groups * KernelSize * KernelSize;
-            if constexpr (fan_in > 0) {
-                const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-                init::uniform_(bias, -bound, bound, gen);
-            } else {
-                init::zeros_(bias);
-            }
-        }
-    }
-
-    auto own_parameters() const {
-        if constexpr (Bias)
-            return dict(str<"weight">{} = weight, str<"bias">{} = bias);
-        else
-            return dict(str<"weight">{} = weight);
-    }
+    explicit Conv2d(Generator& gen) : parameters_type(gen) {}
 
     template <class Self, class X>
     auto forward(const Self& self, const X& x) const {
@@ -115,10 +85,10 @@ public:
             return x; // not conv2d(): its own error would follow this one
         } else if constexpr (Bias) {
             return conv2d(x, self[str<"weight">{}], self[str<"bias">{}], int_<Stride>{},
-                          int_<Padding>{}, int_<Dilation>{}, Groups);
+                          int_<Padding>{}, int_<Dilation>{}, int_<Groups>{});
         } else {
             return conv2d(x, self[str<"weight">{}], None, int_<Stride>{}, int_<Padding>{},
-                          int_<Dilation>{}, Groups);
+                          int_<Dilation>{}, int_<Groups>{});
         }
     }
 };

@@ -377,6 +377,19 @@ struct class_weight_arg {
 /// The run-time arguments of the class-loss ops: ignore_index, label_smoothing, weight.
 template <class T>
 using class_loss_args = std::tuple<std::int64_t, double, class_weight_arg<T>>;
+/// The class-loss ops' arguments when all are PyTorch's defaults (ignore_index -100, no label
+/// smoothing, no weight): an empty type, so that the op's graph nodes carry no payload (a
+/// backward graph names the loss node once per parameter: with a payload, the exact numbering
+/// would give each mention its own slot).
+using class_loss_defaults = std::tuple<>;
+template <class T>
+class_loss_args<T> class_loss_args_of(const class_loss_args<T>& args) {
+    return args;
+}
+template <class T>
+class_loss_args<T> class_loss_args_of(const class_loss_defaults&) {
+    return {-100, 0.0, {}};
+}
 
 /// A class loss's operands, checked, as contiguous arrays: what the forward and backward loops
 /// read. T is the input's element type, U the target's.
@@ -573,21 +586,23 @@ template <class S>
 using class_loss_rows_shape_t = typename class_loss_rows_shape<S>::type;
 
 template <class_input Input, class_target Target, reduction_kind Reduction, class T,
-          std::size_t Wrt>
+          std::size_t Wrt, class Args>
 struct class_loss_backward_op;
 
 /// cross_entropy (Input logits) and nll_loss (log_probabilities) of an input [N, C, d1, ...] or
 /// [C] and a target of class indices (int64 [N, d1, ...] or []) or of class probabilities (the
 /// input's shape), with PyTorch's weight, ignore_index, label_smoothing and reduction. Its
 /// operands are the input and the target; T is the input's element type.
-template <class_input Input, class_target Target, reduction_kind Reduction, class T>
+template <class_input Input, class_target Target, reduction_kind Reduction, class T,
+          class Args = class_loss_args<T>>
 struct class_loss_op {
     static constexpr const char* name = Input == class_input::logits ? "cross_entropy" : "nll_loss";
-    class_loss_args<T> args;
+    [[no_unique_address]] Args args;
 
     template <class S, class U, class ST>
     auto operator()(const Tensor<T, S>& input, const Tensor<U, ST>& target) const {
-        const auto rows = make_class_rows<Input, Target>(input, target, args);
+        const auto rows =
+            make_class_rows<Input, Target>(input, target, class_loss_args_of<T>(args));
         const std::int64_t n = rows.layout.rows();
         if constexpr (Reduction == reduction_kind::none) {
             using out_shape = class_loss_rows_shape_t<S>;
@@ -625,7 +640,8 @@ struct class_loss_op {
     auto vjp(const G& g, const Y&, const X& input, const Tg& target) const {
         if constexpr (I == 0 || (I == 1 && Target == class_target::probabilities))
             return staticpy::detail::apply_op(
-                class_loss_backward_op<Input, Target, Reduction, T, I>{args}, g, input, target);
+                class_loss_backward_op<Input, Target, Reduction, T, I, Args>{args}, g, input,
+                target);
         else
             return fn::no_grad{};
     }
@@ -634,16 +650,17 @@ struct class_loss_op {
 /// class_loss_op's derivative with respect to its input (Wrt 0) or its probability target
 /// (Wrt 1), given the cotangent g of its result: operands g, input, target.
 template <class_input Input, class_target Target, reduction_kind Reduction, class T,
-          std::size_t Wrt>
+          std::size_t Wrt, class Args>
 struct class_loss_backward_op {
     static constexpr const char* name =
         Input == class_input::logits ? "cross_entropy_backward" : "nll_loss_backward";
-    class_loss_args<T> args;
+    [[no_unique_address]] Args args;
 
     template <class G, class GS, class S, class U, class ST>
     auto operator()(const Tensor<G, GS>& g, const Tensor<T, S>& input,
                     const Tensor<U, ST>& target) const {
-        const auto rows = make_class_rows<Input, Target>(input, target, args);
+        const auto rows =
+            make_class_rows<Input, Target>(input, target, class_loss_args_of<T>(args));
         const auto cotangent = g.contiguous();
         const G* gd = cotangent.data();
         double divisor = 1;
@@ -744,6 +761,15 @@ auto class_loss(const X& input, const Y& target, const class_weight<T>& weight,
         {ignore_index, label_smoothing,
          class_weight_arg<T>{weight.has_value() ? *weight : Tensor<T, dynamic_shape<1>>()}}};
     return staticpy::detail::apply_op(op, input, target);
+}
+/// With every argument at PyTorch's default.
+template <class_input Input, class R, class X, class Y>
+auto class_loss(const X& input, const Y& target) {
+    constexpr reduction_kind reduction = reduction_of<R>();
+    constexpr class_target kind = class_target_of<Input, X, Y>();
+    using T = typename X::value_type;
+    return staticpy::detail::apply_op(
+        class_loss_op<Input, kind, reduction, T, class_loss_defaults>{}, input, target);
 }
 
 // ---- the elementwise losses ---------------------------------------------------------------------
@@ -1046,8 +1072,13 @@ constexpr void check_binary_operands() {
 ///   auto loss = nn::functional::cross_entropy(logits, labels);
 ///   auto rows = nn::functional::cross_entropy(logits, labels, "none"_s, {.weight = w});
 template <detail::loss_operand X, detail::loss_operand Y, class R = str<"mean">>
-auto cross_entropy(const X& input, const Y& target, R reduction = {},
-                   const CrossEntropyOptions<typename X::value_type>& options = {}) {
+auto cross_entropy(const X& input, const Y& target, R reduction = {}) {
+    (void)reduction;
+    return detail::class_loss<detail::class_input::logits, R>(input, target);
+}
+template <detail::loss_operand X, detail::loss_operand Y, class R>
+auto cross_entropy(const X& input, const Y& target, R reduction,
+                   const CrossEntropyOptions<typename X::value_type>& options) {
     (void)reduction;
     return detail::class_loss<detail::class_input::logits, R>(
         input, target, options.weight, options.ignore_index, options.label_smoothing);
@@ -1063,8 +1094,13 @@ auto cross_entropy(const X& input, const Y& target,
 /// [N, d1, ...] (or []).
 ///   auto loss = nn::functional::nll_loss(log_softmax(logits, 1_c), labels);
 template <detail::loss_operand X, detail::loss_operand Y, class R = str<"mean">>
-auto nll_loss(const X& input, const Y& target, R reduction = {},
-              const NLLLossOptions<typename X::value_type>& options = {}) {
+auto nll_loss(const X& input, const Y& target, R reduction = {}) {
+    (void)reduction;
+    return detail::class_loss<detail::class_input::log_probabilities, R>(input, target);
+}
+template <detail::loss_operand X, detail::loss_operand Y, class R>
+auto nll_loss(const X& input, const Y& target, R reduction,
+              const NLLLossOptions<typename X::value_type>& options) {
     (void)reduction;
     return detail::class_loss<detail::class_input::log_probabilities, R>(
         input, target, options.weight, options.ignore_index, 0.0);

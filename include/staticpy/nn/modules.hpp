@@ -15,14 +15,20 @@
 // A module M provides some of
 //   M::own_parameters() const    its own parameters' tensor handles, a dict keyed by their names
 //                                ("weight", "bias"): the layers
+//   M::own_buffers() const       its own buffers' tensor handles (BatchNorm's "running_mean",
+//                                "running_var", "num_batches_tracked"): state that is not trained
 //   M::children() const          its submodules, a dict of pointers keyed by their names
-//                                ("fc1", or "0" in a Sequential): the composite modules
+//                                ("fc1", or "0" in a Sequential): the composite modules; they
+//                                point to members of *this (train() relies on it)
 // and always
 //   M::forward(self, x...) const the forward pass, where self["weight"_s] is a parameter and
-//                                self["fc1"_s] a child, callable as self["fc1"_s](x)
+//                                self["fc1"_s] a child, callable as self["fc1"_s](x), and
+//                                self.module().training the mode
 // and nn::Module<M> (its base) adds parameters(): the own parameters and every child's, each
 // child's names after its own and a dot ("fc1.weight"), as PyTorch's named_parameters();
-// model(x); named_parameters(); state_dict(). A user's module is a plain struct of that shape:
+// buffers(), likewise; state_dict(), both in PyTorch's order; model(x); named_parameters();
+// named_buffers(); the mode: `training` (true until eval()), train(mode), eval(), which set it
+// in the module and every submodule. A user's module is a plain struct of that shape:
 //
 //   struct MLP : nn::Module<MLP> {
 //       nn::Linear<784, 128> fc1;
@@ -55,6 +61,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -135,6 +144,30 @@ auto own_parameters_of(const M& m) {
         return dict();
 }
 
+/// M's own buffers: own_buffers(), or none.
+template <class M>
+auto own_buffers_of(const M& m) {
+    if constexpr (requires { m.own_buffers(); })
+        return m.own_buffers();
+    else
+        return dict();
+}
+
+/// The dict `own`, then state(child) of each of M's children (in children()' order), each
+/// child's keys after its name and a dot: how parameters(), buffers() and state_dict() recurse.
+template <class M, class Own, class State>
+auto with_children(const M& m, const Own& own, const State& state) {
+    if constexpr (has_children<M>) {
+        return boost::hana::unpack(m.children().entries, [&](const auto&... child) {
+            return dict(
+                own, prefixed<std::remove_cvref_t<decltype(child.key)>::text + fixed_string(".")>(
+                         state(*child.value))...);
+        });
+    } else {
+        return own;
+    }
+}
+
 } // namespace detail
 
 /// A module bound to parameters: what a module's forward pass gets as `self`. self["name"_s] is
@@ -179,23 +212,58 @@ auto functional_call(const M& model, const Parameters& parameters, const X&... x
     return Bound<M, fixed_string(""), Parameters>(model, parameters)(x...);
 }
 
-/// What every module shares, on top of its own_parameters(), children() and forward() (CRTP).
+namespace optim {
+class state_value;
+} // namespace optim
+struct IncompatibleKeys;
+/// Defined in nn/checkpoint.hpp (with strict = true by default): what module.load_state_dict
+/// calls.
+template <class M>
+IncompatibleKeys
+load_state_dict(M& module, const std::map<std::string, optim::state_value, std::less<>>& state_dict,
+                bool strict);
+
+/// What every module shares, on top of its own_parameters(), own_buffers(), children() and
+/// forward() (CRTP).
 template <class Derived>
 class Module {
 public:
+    /// PyTorch's module.training: whether the module is in training mode (true until eval()).
+    /// Layers that behave differently in the two modes (Dropout, BatchNorm) read it in their
+    /// forward pass, as self.module().training.
+    bool training = true;
+
+    /// PyTorch's module.train(mode=True): sets the mode of the module and of every submodule;
+    /// returns the module.
+    ///   model.train();            model.train(false);   // as model.eval()
+    Derived& train(bool mode = true) {
+        training = mode;
+        if constexpr (detail::has_children<Derived>) {
+            // children() is const and points to members of *this; *this is not const here, so
+            // its members are not either, and the const may be cast away.
+            boost::hana::unpack(self().children().entries, [&](const auto&... child) {
+                (const_cast<std::remove_cvref_t<decltype(*child.value)>*>(child.value)->train(mode),
+                 ...);
+            });
+        }
+        return static_cast<Derived&>(*this);
+    }
+
+    /// PyTorch's module.eval(): train(false).
+    Derived& eval() { return train(false); }
+
     /// The parameters by PyTorch's names: the own ones, then each child's after its name and a
     /// dot ("0.weight", "fc1.bias"), as handles of the modules' tensors.
     auto parameters() const {
-        const Derived& m = self();
-        if constexpr (detail::has_children<Derived>) {
-            return boost::hana::unpack(m.children().entries, [&](const auto&... child) {
-                return dict(detail::own_parameters_of(m),
-                            detail::prefixed<std::remove_cvref_t<decltype(child.key)>::text +
-                                             fixed_string(".")>(child.value->parameters())...);
-            });
-        } else {
-            return detail::own_parameters_of(m);
-        }
+        return detail::with_children(self(), detail::own_parameters_of(self()),
+                                     [](const auto& child) { return child.parameters(); });
+    }
+
+    /// The buffers by PyTorch's names (named_buffers()): the own ones, then each child's after
+    /// its name and a dot ("1.running_mean"), as handles of the modules' tensors.
+    auto buffers() const {
+        return detail::with_children(self(), detail::own_buffers_of(self()),
+                                     [](const auto& child) { return child.buffers(); });
     }
 
     /// model(x): the forward pass with the module's own parameters.
@@ -208,8 +276,29 @@ public:
     /// The parameters by name: the dict parameters() gives (PyTorch's named_parameters()).
     auto named_parameters() const { return parameters(); }
 
-    /// What a checkpoint holds: the parameters (and, once modules have them, the buffers).
-    auto state_dict() const { return parameters(); }
+    /// The buffers by name: the dict buffers() gives (PyTorch's named_buffers()).
+    auto named_buffers() const { return buffers(); }
+
+    /// What a checkpoint holds, in PyTorch's order (its _save_to_state_dict, then the children's
+    /// recursively): the module's own parameters, then its own buffers, then each child's
+    /// state_dict() after its name and a dot. Handles of the modules' tensors.
+    ///   nn::Sequential(nn::Linear<4, 8>{}, nn::BatchNorm1d<8>{}).state_dict().keys()
+    ///   // ['0.weight', '0.bias', '1.weight', '1.bias', '1.running_mean', '1.running_var',
+    ///   //  '1.num_batches_tracked']
+    auto state_dict() const {
+        return detail::with_children(
+            self(), dict(detail::own_parameters_of(self()), detail::own_buffers_of(self())),
+            [](const auto& child) { return child.state_dict(); });
+    }
+
+    /// PyTorch's module.load_state_dict(state_dict, strict=True): nn::load_state_dict(*this, ...)
+    /// of nn/checkpoint.hpp (included by <staticpy/nn.hpp>), its errors PyTorch's.
+    ///   model.load_state_dict(nn::load("model.safetensors"));
+    IncompatibleKeys
+    load_state_dict(const std::map<std::string, optim::state_value, std::less<>>& state_dict,
+                    bool strict = true) {
+        return nn::load_state_dict(static_cast<Derived&>(*this), state_dict, strict);
+    }
 
 private:
     const Derived& self() const { return static_cast<const Derived&>(*this); }
@@ -219,41 +308,34 @@ private:
 // Layers
 // =================================================================================================
 
-/// nn.Linear(in_features, out_features, bias): y = x @ weight^T + bias, weight [Out, In].
-///   nn::Linear<784, 128> fc;                 // from the default generator
-///   nn::Linear<784, 128, false> no_bias(gen); // from a Generator, without bias
-template <std::int64_t InFeatures, std::int64_t OutFeatures, bool Bias = true, class T = float>
-class Linear : public Module<Linear<InFeatures, OutFeatures, Bias, T>> {
-    static_assert(InFeatures >= 0 && OutFeatures >= 0,
-                  "staticpy: RuntimeError: Trying to create tensor with negative dimension");
-    static_assert(std::is_floating_point_v<T>,
-                  "staticpy: TypeError: nn.Linear's parameters need a floating-point dtype");
+namespace detail {
 
-public:
-    static constexpr std::int64_t in_features = InFeatures;
-    static constexpr std::int64_t out_features = OutFeatures;
-    using weight_type = decltype(empty<T>(int_<OutFeatures>{}, int_<InFeatures>{}));
-    using bias_type = std::conditional_t<Bias, decltype(empty<T>(int_<OutFeatures>{})), none_t>;
+/// What nn.Linear and nn.Conv2d share: a weight [Out, ...] and an optional bias [Out] of element
+/// type T, their names, and PyTorch's reset_parameters for both: kaiming_uniform_ with a =
+/// sqrt(5) for the weight, then U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for the bias (no draws for it
+/// when fan_in is 0), fan_in being the weight's size(1) times its kernel's size.
+template <bool Bias, class T, std::int64_t Out, std::int64_t... WeightRest>
+struct weight_and_bias {
+    using weight_type = decltype(empty<T>(int_<Out>{}, int_<WeightRest>{}...));
+    using bias_type = std::conditional_t<Bias, decltype(empty<T>(int_<Out>{})), none_t>;
+    static constexpr std::int64_t fan_in = (WeightRest * ... * 1);
 
     weight_type weight;
     bias_type bias;
 
-    /// Initialised as PyTorch's nn.Linear, from the default generator.
-    Linear() : Linear(default_generator()) {}
-    /// Initialised as PyTorch's nn.Linear, from gen.
-    explicit Linear(Generator& gen) : weight(empty<T>(int_<OutFeatures>{}, int_<InFeatures>{})) {
+    explicit weight_and_bias(Generator& gen)
+        : weight(empty<T>(int_<Out>{}, int_<WeightRest>{}...)) {
         if constexpr (Bias)
-            bias = empty<T>(int_<OutFeatures>{});
+            bias = empty<T>(int_<Out>{});
         reset_parameters(gen);
     }
 
-    /// PyTorch's reset_parameters: kaiming_uniform_(weight, a = sqrt(5)), then the bias from
-    /// U(-1/sqrt(in), 1/sqrt(in)) (no draws for it when in_features is 0).
+    /// PyTorch's reset_parameters.
     void reset_parameters(Generator& gen = default_generator()) {
         init::kaiming_uniform_(weight, std::sqrt(5.0), "fan_in", "leaky_relu", gen);
         if constexpr (Bias) {
-            if constexpr (InFeatures > 0) {
-                const double bound = 1.0 / std::sqrt(static_cast<double>(InFeatures));
+            if constexpr (fan_in > 0) {
+                const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
                 init::uniform_(bias, -bound, bound, gen);
             } else {
                 init::zeros_(bias);
@@ -267,6 +349,30 @@ public:
         else
             return dict(str<"weight">{} = weight);
     }
+};
+
+} // namespace detail
+
+/// nn.Linear(in_features, out_features, bias): y = x @ weight^T + bias, weight [Out, In].
+///   nn::Linear<784, 128> fc;                 // from the default generator
+///   nn::Linear<784, 128, false> no_bias(gen); // from a Generator, without bias
+template <std::int64_t InFeatures, std::int64_t OutFeatures, bool Bias = true, class T = float>
+class Linear : public Module<Linear<InFeatures, OutFeatures, Bias, T>>,
+               public detail::weight_and_bias<Bias, T, OutFeatures, InFeatures> {
+    static_assert(InFeatures >= 0 && OutFeatures >= 0,
+                  "staticpy: RuntimeError: Trying to create tensor with negative dimension");
+    static_assert(std::is_floating_point_v<T>,
+                  "staticpy: TypeError: nn.Linear's parameters need a floating-point dtype");
+
+public:
+    static constexpr std::int64_t in_features = InFeatures;
+    static constexpr std::int64_t out_features = OutFeatures;
+    using parameters_type = detail::weight_and_bias<Bias, T, OutFeatures, InFeatures>;
+
+    /// Initialised as PyTorch's nn.Linear (reset_parameters), from the default generator.
+    Linear() : Linear(default_generator()) {}
+    /// Initialised as PyTorch's nn.Linear, from gen.
+    explicit Linear(Generator& gen) : parameters_type(gen) {}
 
     template <class Self, class X>
     auto forward(const Self& self, const X& x) const {

@@ -33,6 +33,25 @@
 namespace staticpy {
 
 namespace detail {
+
+/// An op argument of a structural class type fixed at compile time (as int_<N> fixes an int): an
+/// empty type standing for the value V. An op whose arguments are all fixed is itself an empty
+/// type, so its graph nodes carry no run-time payload: a graph that names the node twice (a
+/// backward graph names the forward nodes it reads) numbers it once, with nothing to compare
+/// when it runs. fixed_value(a) reads either kind.
+template <auto V>
+struct fixed {
+    void repr_into(std::string& out) const { V.repr_into(out); }
+    friend constexpr bool operator==(fixed, fixed) { return true; }
+};
+template <class A>
+constexpr const A& fixed_value(const A& a) {
+    return a;
+}
+template <auto V>
+constexpr const auto& fixed_value(fixed<V>) {
+    return V;
+}
 using namespace staticpy::literals;
 
 /// Runs op on its operands: eagerly on tensors, or through the symbolic family of a traced or

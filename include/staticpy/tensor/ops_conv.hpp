@@ -88,10 +88,13 @@ struct conv_out_extent<int_<In>, int_<Kernel>, int_<Stride>, int_<Padding>, int_
     using type = int_<(Stride > 0 && padded >= span) ? (padded - span) / Stride + 1 : 0>;
 };
 
-/// The run-time numbers of a conv2d: stride, padding and dilation (each an extent: int_<N> or
-/// std::int64_t) and groups. The op's args, compared when a graph merges nodes.
-template <class SH, class SW, class PH, class PW, class DH, class DW>
-using conv2d_args = std::tuple<SH, SW, PH, PW, DH, DW, std::int64_t>;
+/// The numbers of a conv2d: stride, padding, dilation and groups, each an extent (int_<N> or
+/// std::int64_t). The op's args, compared when a graph merges nodes. When all are compile-time
+/// (as nn::Conv2d's are) the op is an empty type: its nodes carry no payload, so a graph that
+/// names a convolution twice (the forward and the backward graph do) numbers it once without
+/// comparing anything at run time.
+template <class SH, class SW, class PH, class PW, class DH, class DW, class G>
+using conv2d_args = std::tuple<SH, SW, PH, PW, DH, DW, G>;
 
 /// Sizes as PyTorch prints them in messages: "[6, 1, 5, 5]".
 template <std::size_t R>
@@ -124,7 +127,7 @@ kernels::conv2d_geometry conv2d_geometry_of(const Args& args,
     geo.pad_w = value(std::get<3>(args));
     geo.dilation_h = value(std::get<4>(args));
     geo.dilation_w = value(std::get<5>(args));
-    geo.groups = std::get<6>(args);
+    geo.groups = extent_value(std::get<6>(args));
     if (geo.stride_h <= 0 || geo.stride_w <= 0)
         throw RuntimeError("non-positive stride is not supported");
     if (geo.pad_h < 0 || geo.pad_w < 0)
@@ -220,7 +223,7 @@ struct conv2d_weight_backward_op;
 template <class Args>
 struct conv2d_op {
     static constexpr const char* name = "conv2d";
-    Args args;
+    [[no_unique_address]] Args args;
 
     template <class T, class SX, class U, class SW>
     auto operator()(const Tensor<T, SX>& x, const Tensor<U, SW>& w) const {
@@ -292,7 +295,7 @@ template <class Args>
 struct conv2d_input_backward_op {
     static constexpr const char* name = "conv2d_input_backward";
     static constexpr std::array<bool, 3> reads{true, true, false};
-    Args args;
+    [[no_unique_address]] Args args;
 
     template <class T, class SG, class SW, class L>
     auto operator()(const Tensor<T, SG>& g, const Tensor<T, SW>& w, const L& like) const {
@@ -323,7 +326,7 @@ template <class Args>
 struct conv2d_weight_backward_op {
     static constexpr const char* name = "conv2d_weight_backward";
     static constexpr std::array<bool, 3> reads{true, true, false};
-    Args args;
+    [[no_unique_address]] Args args;
 
     template <class T, class SG, class SX, class L>
     auto operator()(const Tensor<T, SG>& g, const Tensor<T, SX>& x, const L& like) const {
@@ -354,18 +357,21 @@ struct conv2d_weight_backward_op {
 /// groups=1) on tensors, traced values or recorded ones; bias `None` for no bias.
 ///   auto y = conv2d(x, w, b, 1_c, 2_c);              // LeNet's first layer: padding 2
 template <class X, class W, class B = none_t, class Stride = int_<1>, class Padding = int_<0>,
-          class Dilation = int_<1>>
+          class Dilation = int_<1>, class Groups = int_<1>>
 auto conv2d(const X& x, const W& w, const B& bias = {}, const Stride& stride = {},
-            const Padding& padding = {}, const Dilation& dilation = {}, std::int64_t groups = 1) {
+            const Padding& padding = {}, const Dilation& dilation = {}, const Groups& groups = {}) {
     using S = detail::conv_pair<Stride>;
     using P = detail::conv_pair<Padding>;
     using D = detail::conv_pair<Dilation>;
-    using args_type = detail::conv2d_args<typename S::h, typename S::w, typename P::h,
-                                          typename P::w, typename D::h, typename D::w>;
+    using G = detail::conv_pair<Groups>;
+    using args_type =
+        detail::conv2d_args<typename S::h, typename S::w, typename P::h, typename P::w,
+                            typename D::h, typename D::w, typename G::h>;
     const auto [sh, sw] = S::get(stride);
     const auto [ph, pw] = P::get(padding);
     const auto [dh, dw] = D::get(dilation);
-    const detail::conv2d_op<args_type> op{args_type{sh, sw, ph, pw, dh, dw, groups}};
+    const auto g = G::get(groups).first;
+    const detail::conv2d_op<args_type> op{args_type{sh, sw, ph, pw, dh, dw, g}};
     if constexpr (std::is_same_v<B, none_t>)
         return detail::apply_op(op, x, w);
     else
