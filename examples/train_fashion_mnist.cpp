@@ -211,9 +211,10 @@ int main(int argc, char** argv) {
     session<decltype(train_set)> s{args, train_set, test_set, log, curves};
 
     // The models, defined at compile time: their shapes are in their types, and a layer whose
-    // input does not fit the previous layer's output is a compile error.
-    Generator init(0);
+    // input does not fit the previous layer's output is a compile error. Each model draws its
+    // initial weights from its own generator: the same with --model cnn as after the MLP.
     if (args.mlp) {
+        Generator init(0);
         auto mlp = [&] {
             return nn::Sequential(nn::Linear<784, 128>(init), nn::ReLU{},
                                   nn::Linear<128, 10>(init));
@@ -223,6 +224,7 @@ int main(int argc, char** argv) {
               [](const auto& x) { return x.view(x.sizes()[0], 784_c); });
     }
     if (args.cnn) {
+        Generator init(0);
         auto lenet = [&] {
             return nn::Sequential(nn::Conv2d<1, 6, 5, 1, 2>(init), nn::ReLU{}, nn::MaxPool2d<2>{},
                                   nn::Conv2d<6, 16, 5>(init), nn::ReLU{}, nn::MaxPool2d<2>{},

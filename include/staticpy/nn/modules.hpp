@@ -292,11 +292,11 @@ public:
     }
 
     /// PyTorch's module.load_state_dict(state_dict, strict=True): nn::load_state_dict(*this, ...)
-    /// of nn/checkpoint.hpp (included by <staticpy/nn.hpp>), its errors PyTorch's.
+    /// of nn/checkpoint.hpp (included by <staticpy/nn.hpp>), its errors PyTorch's. A template, so
+    /// that nothing of it is needed before nn/checkpoint.hpp is included.
     ///   model.load_state_dict(nn::load("model.safetensors"));
-    IncompatibleKeys
-    load_state_dict(const std::map<std::string, optim::state_value, std::less<>>& state_dict,
-                    bool strict = true) {
+    template <class StateDict>
+    auto load_state_dict(const StateDict& state_dict, bool strict = true) {
         return nn::load_state_dict(static_cast<Derived&>(*this), state_dict, strict);
     }
 
