@@ -58,6 +58,7 @@
 
 #include "staticpy/containers/dict.hpp"
 #include "staticpy/core/error.hpp"
+#include "staticpy/nn/modules.hpp" // declares load_state_dict (with its default)
 #include "staticpy/nn/optim.hpp"
 #include "staticpy/tensor/dtype.hpp"
 #include "staticpy/tensor/tensor.hpp"
@@ -1499,7 +1500,7 @@ inline safetensors_metadata load_metadata(const std::filesystem::path& path) {
 ///   auto keys = nn::load_state_dict(model, sd, false);   // keys.missing_keys, .unexpected_keys
 template <class M>
 IncompatibleKeys load_state_dict(M& module, const optim::state_dict_t& state_dict,
-                                 bool strict = true) {
+                                 bool strict) { // strict = true: the declaration in nn/modules.hpp
     namespace st = detail::safetensors;
     const auto targets = module.state_dict();
     std::vector<st::module_level> levels;

@@ -216,12 +216,12 @@ namespace optim {
 class state_value;
 } // namespace optim
 struct IncompatibleKeys;
-/// Defined in nn/checkpoint.hpp (with strict = true by default): what module.load_state_dict
-/// calls.
+/// Declared here with its default (a function template's defaults are given once, in its first
+/// declaration), defined in nn/checkpoint.hpp: what module.load_state_dict calls.
 template <class M>
 IncompatibleKeys
 load_state_dict(M& module, const std::map<std::string, optim::state_value, std::less<>>& state_dict,
-                bool strict);
+                bool strict = true);
 
 /// What every module shares, on top of its own_parameters(), own_buffers(), children() and
 /// forward() (CRTP).
