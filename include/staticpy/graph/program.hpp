@@ -78,16 +78,20 @@ struct node_key {};
 
 namespace detail {
 
+/// The position of the first of Ts that is T (sizeof...(Ts) if none).
+template <class T, class... Ts>
+inline constexpr std::size_t first_index = [] {
+    std::size_t i = 0;
+    (void)((std::is_same_v<T, Ts> ? false : (++i, true)) && ...);
+    return i;
+}();
+
+/// The slot of Prog's instruction whose key is Key (Prog::size if none).
 template <class Key, class Prog>
 struct find_key;
 template <class Key, class... Is>
-struct find_key<Key, program<Is...>> {
-    static constexpr std::size_t value = [] {
-        std::size_t i = 0;
-        (void)((std::is_same_v<Key, typename Is::key> ? false : (++i, true)) && ...);
-        return i;
-    }();
-};
+struct find_key<Key, program<Is...>>
+    : std::integral_constant<std::size_t, first_index<Key, typename Is::key...>> {};
 
 template <class Prog, class I>
 struct append;
@@ -126,13 +130,8 @@ struct number_node<Node, Prog, Speculative, std::index_sequence<S...>> {
 template <class Node, class Prog>
 struct find_node;
 template <class Node, class... Is>
-struct find_node<Node, program<Is...>> {
-    static constexpr std::size_t value = [] {
-        std::size_t i = 0;
-        (void)((std::is_same_v<Node, typename Is::node> ? false : (++i, true)) && ...);
-        return i;
-    }();
-};
+struct find_node<Node, program<Is...>>
+    : std::integral_constant<std::size_t, first_index<Node, typename Is::node...>> {};
 
 /// Numbers Node's operands, then Node.
 template <class Node, class Prog, bool Speculative>
