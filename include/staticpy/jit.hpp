@@ -69,17 +69,19 @@ public:
         if (get_context() == PYNATIVE_MODE)
             return eager_t(f_(args...));
         graph::trace<F, Args...> t(f_, args...);
-        return t.template with_program<eager_t>([&](auto tag, const auto& nodes) -> eager_t {
-            using numbered = typename decltype(tag)::type;
-            using P = typename numbered::prog;
-            backend::cpu::evaluator<P, decltype(t.inputs), numbered::roots> ev(nodes, t.inputs);
-            ev.materialize_all();
-            auto outs = [&]<std::size_t... K>(std::index_sequence<K...>) {
-                return std::tuple{ev.template value<numbered::roots[K]>()...};
-            }
-            (std::make_index_sequence<numbered::roots.size()>{});
-            return eager_t(graph::rebuild<0>(t.result, outs));
-        });
+        return t.template with_program<eager_t>(
+            [&](auto tag, const auto& nodes) -> eager_t {
+                using numbered = typename decltype(tag)::type;
+                using P = typename numbered::prog;
+                backend::cpu::evaluator<P, decltype(t.inputs), numbered::roots> ev(nodes, t.inputs);
+                ev.materialize_all();
+                auto outs = [&]<std::size_t... K>(std::index_sequence<K...>) {
+                    return std::tuple{ev.template value<numbered::roots[K]>()...};
+                }
+                (std::make_index_sequence<numbered::roots.size()>{});
+                return eager_t(graph::rebuild<0>(t.result, outs));
+            },
+            [&] { return eager_t(f_(args...)); });
     }
 
     /// Evaluates the function's one output into `out` (same sizes; any strides) without
@@ -103,22 +105,26 @@ public:
 private:
     template <class Out, class... Args>
     void into_checked(Out& out, const Args&... args) const {
-        if (get_context() == PYNATIVE_MODE) {
+        auto eagerly = [&] {
             const auto result = f_(args...); // computed whole before any write
             copy_leaves(graph::tensors_of(out), graph::tensors_of(result));
-            return;
-        }
+        };
+        if (get_context() == PYNATIVE_MODE)
+            return eagerly();
         graph::trace<F, Args...> t(f_, args...);
-        t.template with_program<void>([&](auto tag, const auto& nodes) {
-            using numbered = typename decltype(tag)::type;
-            backend::cpu::evaluator<typename numbered::prog, decltype(t.inputs), numbered::roots>
-                ev(nodes, t.inputs);
-            ev.materialize_all();
-            if constexpr (is_tensor_v<Out>)
-                ev.template value_into<numbered::roots[0]>(out);
-            else
-                ev.values_into(graph::tensors_of(out));
-        });
+        t.template with_program<void>(
+            [&](auto tag, const auto& nodes) {
+                using numbered = typename decltype(tag)::type;
+                backend::cpu::evaluator<typename numbered::prog, decltype(t.inputs),
+                                        numbered::roots>
+                    ev(nodes, t.inputs);
+                ev.materialize_all();
+                if constexpr (is_tensor_v<Out>)
+                    ev.template value_into<numbered::roots[0]>(out);
+                else
+                    ev.values_into(graph::tensors_of(out));
+            },
+            eagerly);
     }
 
     template <class... Out, class... Src>
@@ -145,31 +151,41 @@ private:
 namespace detail {
 enum class graph_view { ir, dot };
 
+/// What dump, to_dot and to_cpp say of a call that runs op by op (trace::with_program).
+[[noreturn]] inline void no_graph_to_show(const char* what) {
+    throw RuntimeError(std::string(what) +
+                       ": this call has no graph: it merges nodes whose run-time values differ "
+                       "(x * 2.0f and x * 3.0f), and its graph is too large to number them "
+                       "apart, so it runs op by op (as in PYNATIVE_MODE)");
+}
+
 /// Traces f with args, evaluates it once (for every node's shape: "float32[3, 4]") and writes
 /// the program as IR text or DOT.
 template <graph_view View, class F, class... Args>
 std::string inspect(const jit_function<F>& f, const Args&... args) {
     graph::trace<F, Args...> t(f.function(), args...);
-    return t.template with_program<std::string>([&](auto tag, const auto& nodes) -> std::string {
-        using P = typename decltype(tag)::type::prog;
-        constexpr auto roots = decltype(tag)::type::roots;
-        backend::cpu::evaluator<P, decltype(t.inputs), roots> ev(nodes, t.inputs);
-        ev.materialize_all();
-        ev.materialize_deferred();
-        std::array<std::string, P::size> shapes;
-        [&]<std::size_t... S>(std::index_sequence<S...>) {
-            ((shapes[S] =
-                  std::string(dtype_name(dtype_of_v<typename P::template node_at<S>::value_type>)) +
-                  sizes_text(ev.template shape_of<S>().sizes())),
-             ...);
-        }
-        (std::make_index_sequence<P::size>{});
-        auto shape = [&](std::size_t s) { return shapes[s]; };
-        if constexpr (View == graph_view::ir)
-            return graph::ir_text<P>(nodes, roots, shape);
-        else
-            return graph::dot_text<P>(nodes, roots, shape);
-    });
+    return t.template with_program<std::string>(
+        [&](auto tag, const auto& nodes) -> std::string {
+            using P = typename decltype(tag)::type::prog;
+            constexpr auto roots = decltype(tag)::type::roots;
+            backend::cpu::evaluator<P, decltype(t.inputs), roots> ev(nodes, t.inputs);
+            ev.materialize_all();
+            ev.materialize_deferred();
+            std::array<std::string, P::size> shapes;
+            [&]<std::size_t... S>(std::index_sequence<S...>) {
+                ((shapes[S] = std::string(dtype_name(
+                                  dtype_of_v<typename P::template node_at<S>::value_type>)) +
+                              sizes_text(ev.template shape_of<S>().sizes())),
+                 ...);
+            }
+            (std::make_index_sequence<P::size>{});
+            auto shape = [&](std::size_t s) { return shapes[s]; };
+            if constexpr (View == graph_view::ir)
+                return graph::ir_text<P>(nodes, roots, shape);
+            else
+                return graph::dot_text<P>(nodes, roots, shape);
+        },
+        []() -> std::string { no_graph_to_show(View == graph_view::ir ? "dump" : "to_dot"); });
 }
 } // namespace detail
 
@@ -191,10 +207,12 @@ std::string to_dot(const jit_function<F>& f, const Args&... args) {
 template <class F, class... Args>
 std::string to_cpp(const jit_function<F>& f, const Args&... args) {
     graph::trace<F, Args...> t(f.function(), args...);
-    return t.template with_program<std::string>([&](auto tag, const auto& nodes) -> std::string {
-        using numbered = typename decltype(tag)::type;
-        return graph::cpp_text<typename numbered::prog>(nodes, numbered::roots);
-    });
+    return t.template with_program<std::string>(
+        [&](auto tag, const auto& nodes) -> std::string {
+            using numbered = typename decltype(tag)::type;
+            return graph::cpp_text<typename numbered::prog>(nodes, numbered::roots);
+        },
+        []() -> std::string { detail::no_graph_to_show("to_cpp"); });
 }
 
 /// staticpy.jit(fn): fn traced into a static graph on each call (GRAPH_MODE), or run eagerly

@@ -68,3 +68,41 @@ TEST_CASE("Generator::seed draws a fresh seed from the system", "[generator]") {
     }
     REQUIRE(seeds.size() > 1); // four equal 64-bit draws: the source is broken
 }
+
+TEST_CASE("generator_draws puts back what a trace drew, nested logs too", "[generator]") {
+    // What graph::trace does with it: log while the traced function runs, stop, and put every
+    // Generator back before a call that runs op by op draws again.
+    using staticpy::Generator;
+    Generator a(1);
+    Generator b(2);
+    const Generator a0 = a;
+    const Generator b0 = b;
+    auto same = [](Generator x, Generator y) {
+        for (int i = 0; i < 3; ++i)
+            if (x.normal() != y.normal() || x.next_u64() != y.next_u64())
+                return false;
+        return x.initial_seed() == y.initial_seed();
+    };
+    {
+        staticpy::detail::generator_draws outer;
+        (void)a.normal(); // leaves a cached second value: the state includes it
+        {
+            staticpy::detail::generator_draws inner;
+            (void)b.next_u64();
+            b.manual_seed(7);
+            Generator local(3); // drawn from and destroyed while logging: forgotten
+            (void)local.next_u64();
+            inner.stop();
+            inner.restore();
+            CHECK(same(b, b0));
+            CHECK(!same(a, a0)); // not the inner log's
+            (void)b.uniform();   // after stop: the outer log is active again, and has b
+        }
+        outer.stop();
+        (void)a.next_u64(); // not logged: nothing is active
+        outer.restore();
+    }
+    CHECK(same(a, a0));
+    CHECK(same(b, b0));
+    CHECK(staticpy::detail::active_generator_draws == nullptr);
+}

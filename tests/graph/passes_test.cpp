@@ -95,6 +95,43 @@ TEST_CASE("passes: x - y is not x - x, and run-time scalars are not assumed equa
     CHECK(dump(jit(g), x).find("%5 = sub(%2, %4)") != std::string::npos);
 }
 
+TEST_CASE("passes: a graph too large to number exactly runs op by op when merged values differ") {
+    // y * tanh(y) names y twice, so the exact numbering walks each level's operands twice: 2^6
+    // walks of x * 2.0f here, as in a deep network's gradient. That program is not numbered;
+    // when the merged scalars differ at run time, the call runs op by op.
+    auto deep = [](auto x, auto scale) {
+        auto level = [](const auto& y) { return y * tanh(y); };
+        return level(level(level(level(level(level(x * 2.0f)))))) - x * scale;
+    };
+    auto differ = [&](auto x) { return deep(x, 3.0f); };
+    auto same = [&](auto x) { return deep(x, 2.0f); };
+    using T = graph::trace<decltype(differ), X>;
+    STATIC_REQUIRE(!T::exact_numbered_too);
+    STATIC_REQUIRE(std::is_void_v<T::exact_prog>);
+    auto x = randn(4_c, 8_c);
+    auto eager = [&](float scale) {
+        auto y = x * 2.0f;
+        for (int i = 0; i < 6; ++i)
+            y = y * tanh(y);
+        return (y - x * scale).contiguous();
+    };
+    graph_test::require_same(both_modes(jit(differ), x), eager(3.0f));
+    graph_test::require_same(both_modes(jit(same), x), eager(2.0f));
+    auto out = zeros<float>(4_c, 8_c);
+    jit(differ).into(out, x);
+    graph_test::require_same(out, eager(3.0f));
+    // Only a call with a graph has one to show.
+    CHECK(dump(jit(same), x).find("tanh") != std::string::npos);
+    CHECK_THROWS_AS(dump(jit(differ), x), RuntimeError);
+    CHECK_THROWS_AS(to_dot(jit(differ), x), RuntimeError);
+    try {
+        (void)to_cpp(jit(differ), x);
+        FAIL("to_cpp did not throw");
+    } catch (const RuntimeError& e) {
+        CHECK(std::string(e.what()).starts_with("to_cpp: this call has no graph"));
+    }
+}
+
 TEST_CASE("passes: a float argument is one value wherever the graph names it") {
     // The function's float arguments are scalar nodes that name the argument: no payload, so the
     // exact program is the speculative one; two arguments stay two values.

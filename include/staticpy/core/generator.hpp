@@ -24,6 +24,7 @@
 #include <limits>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #if __has_include(<sys/random.h>)
 #include <sys/random.h> // getentropy (glibc 2.25+, macOS, the BSDs)
@@ -97,6 +98,9 @@ inline std::uint64_t entropy_u64() {
     return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
 #endif
 }
+class generator_draws;
+/// The log of the innermost trace running on this thread (null when none).
+inline thread_local generator_draws* active_generator_draws = nullptr;
 } // namespace detail
 
 class Generator {
@@ -104,13 +108,16 @@ public:
     /// PyTorch's default seed (torch.initial_seed() of a fresh process).
     static constexpr std::uint64_t default_seed = 67280421310721ULL;
 
-    explicit Generator(std::uint64_t seed = default_seed) { manual_seed(seed); }
+    explicit Generator(std::uint64_t seed = default_seed) { restart(seed); }
+    Generator(const Generator&) = default;
+    Generator& operator=(const Generator&) = default;
+    /// Leaves the log of a trace running now (a Generator local to a traced function).
+    ~Generator();
 
     /// Restarts the sequence from `seed` (torch.Generator.manual_seed).
     Generator& manual_seed(std::uint64_t seed) {
-        seed_ = seed;
-        engine_.seed(seed);
-        has_cached_normal_ = false;
+        before_change();
+        restart(seed);
         return *this;
     }
     /// Reseeds from a non-deterministic source and returns the new seed (torch.Generator.seed).
@@ -123,13 +130,17 @@ public:
     [[nodiscard]] std::uint64_t initial_seed() const noexcept { return seed_; }
 
     /// The next raw 64-bit draw.
-    std::uint64_t next_u64() { return engine_(); }
+    std::uint64_t next_u64() {
+        before_change();
+        return engine_();
+    }
     /// Uniform in [0, 1), 53 random bits.
     double uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
     /// Uniform in [0, 1) as a float, 24 random bits.
     float uniform_float() { return static_cast<float>(next_u64() >> 40) * 0x1.0p-24F; }
     /// Standard normal (mean 0, standard deviation 1), Box-Muller.
     double normal() {
+        before_change();
         if (has_cached_normal_) {
             has_cached_normal_ = false;
             return cached_normal_;
@@ -159,6 +170,17 @@ public:
     }
 
 private:
+    friend class detail::generator_draws;
+
+    void restart(std::uint64_t seed) {
+        seed_ = seed;
+        engine_.seed(seed);
+        has_cached_normal_ = false;
+    }
+    /// Every change of the state comes here first: a trace running on this thread logs the
+    /// state before its first change.
+    void before_change();
+
     detail::mt19937_64 engine_;
     std::uint64_t seed_ = default_seed;
     double cached_normal_ = 0;
@@ -189,7 +211,70 @@ inline std::unique_lock<std::mutex> lock_if_default(const Generator& gen) {
         return std::unique_lock<std::mutex>(default_generator_mutex());
     return {};
 }
+
+/// The Generators a trace changed (graph/trace.hpp), each with its state before the first
+/// change. A traced function draws as it runs (dropout's mask key, a randn it calls); a jit call
+/// that then runs the function op by op instead of evaluating the graph restores them first, so
+/// that it draws what an eager call would. Logs nest: a change is logged by every trace running
+/// on the thread, and a Generator destroyed while one runs (a local of the traced function) is
+/// forgotten.
+class generator_draws {
+public:
+    generator_draws() : parent_(active_generator_draws) { active_generator_draws = this; }
+    ~generator_draws() { stop(); }
+    generator_draws(const generator_draws&) = delete;
+    generator_draws& operator=(const generator_draws&) = delete;
+
+    /// Ends the logging (the log keeps what it has).
+    void stop() {
+        if (active_generator_draws == this)
+            active_generator_draws = parent_;
+    }
+    void keep(Generator& g) {
+        for (const auto& b : before_)
+            if (b.generator == &g)
+                return;
+        before_.push_back({&g, g.engine_, g.seed_, g.cached_normal_, g.has_cached_normal_});
+        if (parent_ != nullptr)
+            parent_->keep(g);
+    }
+    void forget(const Generator& g) {
+        std::erase_if(before_, [&](const saved& b) { return b.generator == &g; });
+        if (parent_ != nullptr)
+            parent_->forget(g);
+    }
+    /// Puts every logged Generator back in its state before the trace.
+    void restore() const {
+        for (const auto& b : before_) {
+            const auto lock = lock_if_default(*b.generator);
+            b.generator->engine_ = b.engine;
+            b.generator->seed_ = b.seed;
+            b.generator->cached_normal_ = b.cached_normal;
+            b.generator->has_cached_normal_ = b.has_cached_normal;
+        }
+    }
+
+private:
+    struct saved {
+        Generator* generator;
+        mt19937_64 engine;
+        std::uint64_t seed;
+        double cached_normal;
+        bool has_cached_normal;
+    };
+    generator_draws* parent_;
+    std::vector<saved> before_;
+};
 } // namespace detail
+
+inline void Generator::before_change() {
+    if (detail::active_generator_draws != nullptr)
+        detail::active_generator_draws->keep(*this);
+}
+inline Generator::~Generator() {
+    if (detail::active_generator_draws != nullptr)
+        detail::active_generator_draws->forget(*this);
+}
 
 /// torch.manual_seed: reseeds the default generator.   staticpy::manual_seed(0);
 inline Generator& manual_seed(std::uint64_t seed) {

@@ -162,6 +162,23 @@ struct number
           number_found<Prog, find_node<Node, Prog>::value>, number_walk<Node, Prog, Speculative>> {
 };
 
+/// The most node visits exact_visits counts: past it, the exact numbering is too costly to make.
+inline constexpr std::size_t exact_visits_limit = std::size_t{1} << 16;
+
+/// How many nodes number<Node, Prog, false> visits, at most exact_visits_limit: a node with a
+/// payload under it is walked at each mention, operands included; any other node once. One
+/// instantiation per node type, so it is cheap where the numbering it predicts is not (each
+/// mention of a shared subtree doubles what is under it).
+template <class Node, class Children = typename Node::children_type>
+struct exact_visits;
+template <class Node, class... Cs>
+struct exact_visits<Node, std::tuple<Cs...>> {
+    static constexpr std::size_t value =
+        contains_payload_v<Node>
+            ? std::min(exact_visits_limit, (std::size_t{1} + ... + exact_visits<Cs>::value))
+            : 1;
+};
+
 template <std::size_t... S>
 constexpr std::array<std::size_t, sizeof...(S)> slots_array(std::index_sequence<S...>) {
     return {S...};

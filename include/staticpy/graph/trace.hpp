@@ -5,8 +5,9 @@
 // (program.hpp). graph::trace holds all of that for one call; jit.hpp evaluates it.
 //
 //   graph::trace<F, Args...> t(f, args...);   // t.outputs, t.inputs, T::prog, T::exact_prog
-//   t.with_program<R>([&](auto numbered, const auto& nodes) { ... });
+//   t.with_program<R>([&](auto numbered, const auto& nodes) { ... }, [&] { /* op by op */ });
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <tuple>
@@ -16,6 +17,7 @@
 #include "staticpy/containers/detail/leaves.hpp"
 #include "staticpy/containers/dict.hpp"
 #include "staticpy/containers/list.hpp"
+#include "staticpy/core/generator.hpp"
 #include "staticpy/core/traits.hpp"
 #include "staticpy/graph/passes.hpp"
 #include "staticpy/graph/program.hpp"
@@ -163,12 +165,35 @@ struct trace {
     }
     using simplified_type = decltype(simplify_all(std::declval<roots_type>()));
     using spec_numbered = typename program_of_tuple<true, simplified_type>::type;
-    using exact_numbered = typename program_of_tuple<false, simplified_type>::type;
     /// The program when every merged run-time attribute is equal (the usual case: the same
-    /// scalar or dim written in several places), and the exact one otherwise.
+    /// scalar or dim written in several places).
     using prog = typename spec_numbered::prog;
+
+    template <class... R>
+    static constexpr std::size_t visits_of(std::type_identity<std::tuple<R...>>) {
+        return std::min(detail::exact_visits_limit,
+                        (std::size_t{0} + ... + detail::exact_visits<R>::value));
+    }
+    /// Whether the exact program, where nodes with run-time attributes stay apart, is numbered:
+    /// when its walk is at most exact_visits_per_slot times the speculative program's size.
+    /// A backward graph names each forward node once per use, so the exact walk grows with the
+    /// product of the uses along a path (a deep network's gradient: minutes and gigabytes of
+    /// compilation, for a program that runs only when the merged values differ). Where it is
+    /// not numbered, such a call runs op by op instead.
+    static constexpr std::size_t exact_visits_per_slot = 4;
+    static constexpr bool exact_numbered_too =
+        visits_of(std::type_identity<simplified_type>{}) <= exact_visits_per_slot * prog::size;
+    struct not_numbered {
+        using prog = void;
+    };
+    using exact_numbered =
+        typename std::conditional_t<exact_numbered_too, program_of_tuple<false, simplified_type>,
+                                    std::type_identity<not_numbered>>::type;
+    /// The exact program (void where exact_numbered_too is false).
     using exact_prog = typename exact_numbered::prog;
 
+    /// The Generators the traced function drew from, as they were before.
+    staticpy::detail::generator_draws draws;
     result_type result;
     simplified_type outputs;
     decltype(std::tuple_cat(tensors_of(std::declval<const Args&>())...)) inputs;
@@ -176,7 +201,9 @@ struct trace {
     trace(const F& f, const Args&... args)
         : result(std::apply(f, symbolic_args_of(std::index_sequence_for<Args...>{}, args...))),
           outputs(simplify_all(roots_of(result))),
-          inputs(std::tuple_cat(tensors_of(args)...)) {}
+          inputs(std::tuple_cat(tensors_of(args)...)) {
+        draws.stop();
+    }
     trace(const trace&) = delete;
 
     template <class P, bool Speculative>
@@ -186,18 +213,25 @@ struct trace {
     }
 
     /// Calls run(tag, node pointers) with the program this call's values allow: the speculative
-    /// one when the payloads it merged are equal, else the exact one. tag is a
-    /// std::type_identity of a program_of (its ::prog, and its output slots ::roots).
+    /// one when the payloads it merged are equal, else the exact one; without an exact program
+    /// (exact_numbered_too), calls without_program() instead, the Generators the function drew
+    /// from back in their states before the trace. tag is a std::type_identity of a program_of
+    /// (its ::prog, and its output slots ::roots).
     /// R is run's return type (spelt out: g++ 12 cannot deduce it here).
-    template <class R, class Run>
-    R with_program(Run&& run) const {
-        // When both programs are one type, the second call instantiates nothing new.
+    template <class R, class Run, class WithoutProgram>
+    R with_program(Run&& run, WithoutProgram&& without_program) const {
         bool equal = true;
         const auto spec = collect<prog, true>(equal);
         if (equal)
             return run(std::type_identity<spec_numbered>{}, spec);
-        const auto exact = collect<exact_prog, false>(equal);
-        return run(std::type_identity<exact_numbered>{}, exact);
+        if constexpr (exact_numbered_too) {
+            // When both programs are one type, this instantiates nothing new.
+            const auto exact = collect<exact_prog, false>(equal);
+            return run(std::type_identity<exact_numbered>{}, exact);
+        } else {
+            draws.restore();
+            return without_program();
+        }
     }
 };
 
