@@ -482,6 +482,24 @@ void with_argmax_scratch(const pool2d_geometry& g, const interior& inner,
     }
 }
 
+/// For each plane p of in (the planes split among threads, each thread's in order), calls
+/// on_plane(p), then the visitor it returns with (output offset, its window's argmax's offset
+/// in the plane) for each of the plane's outputs, in order.
+template <class T, class OnPlane>
+void for_each_plane_argmax(const T* in, const pool2d_geometry& g, const OnPlane& on_plane) {
+    const auto rows = max_spans(g.out_h, g.in_h, g.kernel_h, g.stride_h, g.pad_h, g.dilation_h);
+    const auto cols = max_spans(g.out_w, g.in_w, g.kernel_w, g.stride_w, g.pad_w, g.dilation_w);
+    const interior inner =
+        interior_of(g.out_w, g.in_w, g.kernel_w, g.stride_w, g.pad_w, g.dilation_w);
+    for_plane_chunks(g.planes, g.in_plane() + g.out_plane(), [&](std::int64_t b, std::int64_t e) {
+        with_argmax_scratch<T>(g, inner, [&](T* best, auto* where) {
+            for (std::int64_t p = b; p < e; ++p)
+                for_each_argmax(in + p * g.in_plane(), g, rows, cols, inner, best, where,
+                                on_plane(p));
+        });
+    });
+}
+
 } // namespace pool_detail
 
 /// max_pool2d: out[p, oh, ow] = the max of in[p]'s window (NaN when one is NaN).
@@ -516,21 +534,11 @@ void max_pool2d_forward(const T* in, T* out, const pool2d_geometry& g) {
 /// argmax (in's), the outputs in order.
 template <class T>
 void max_pool2d_backward(const T* grad_out, const T* in, T* grad_in, const pool2d_geometry& g) {
-    using namespace pool_detail;
-    const auto rows = max_spans(g.out_h, g.in_h, g.kernel_h, g.stride_h, g.pad_h, g.dilation_h);
-    const auto cols = max_spans(g.out_w, g.in_w, g.kernel_w, g.stride_w, g.pad_w, g.dilation_w);
-    const interior inner =
-        interior_of(g.out_w, g.in_w, g.kernel_w, g.stride_w, g.pad_w, g.dilation_w);
-    for_plane_chunks(g.planes, g.in_plane() + g.out_plane(), [&](std::int64_t b, std::int64_t e) {
-        with_argmax_scratch<T>(g, inner, [&](T* best, auto* where) {
-            for (std::int64_t p = b; p < e; ++p) {
-                const T* go = grad_out + p * g.out_plane();
-                T* gi = grad_in + p * g.in_plane();
-                std::fill(gi, gi + g.in_plane(), T(0));
-                for_each_argmax(in + p * g.in_plane(), g, rows, cols, inner, best, where,
-                                [&](std::int64_t o, std::int64_t i) { gi[i] += go[o]; });
-            }
-        });
+    pool_detail::for_each_plane_argmax(in, g, [&](std::int64_t p) {
+        const T* go = grad_out + p * g.out_plane();
+        T* gi = grad_in + p * g.in_plane();
+        std::fill(gi, gi + g.in_plane(), T(0));
+        return [go, gi](std::int64_t o, std::int64_t i) { gi[i] += go[o]; };
     });
 }
 
@@ -538,20 +546,10 @@ void max_pool2d_backward(const T* grad_out, const T* in, T* grad_in, const pool2
 /// values[p] at the argmax of in[p]'s window (values has in's shape).
 template <class T>
 void max_pool2d_at_argmax(const T* values, const T* in, T* out, const pool2d_geometry& g) {
-    using namespace pool_detail;
-    const auto rows = max_spans(g.out_h, g.in_h, g.kernel_h, g.stride_h, g.pad_h, g.dilation_h);
-    const auto cols = max_spans(g.out_w, g.in_w, g.kernel_w, g.stride_w, g.pad_w, g.dilation_w);
-    const interior inner =
-        interior_of(g.out_w, g.in_w, g.kernel_w, g.stride_w, g.pad_w, g.dilation_w);
-    for_plane_chunks(g.planes, g.in_plane() + g.out_plane(), [&](std::int64_t b, std::int64_t e) {
-        with_argmax_scratch<T>(g, inner, [&](T* best, auto* where) {
-            for (std::int64_t p = b; p < e; ++p) {
-                const T* v = values + p * g.in_plane();
-                T* o = out + p * g.out_plane();
-                for_each_argmax(in + p * g.in_plane(), g, rows, cols, inner, best, where,
-                                [&](std::int64_t k, std::int64_t i) { o[k] = v[i]; });
-            }
-        });
+    pool_detail::for_each_plane_argmax(in, g, [&](std::int64_t p) {
+        const T* v = values + p * g.in_plane();
+        T* o = out + p * g.out_plane();
+        return [v, o](std::int64_t k, std::int64_t i) { o[k] = v[i]; };
     });
 }
 

@@ -425,7 +425,29 @@ void update_running_stats(const running_stats<T>& stats, const channel_statistic
     }
 }
 
+/// What a normalisation's backward op differentiates for.
 enum class norm_wrt { input, weight, bias };
+
+/// The backward op's name for what it differentiates: "<op>_backward", "..._weight", "..._bias".
+template <norm_wrt Wrt>
+constexpr const char* norm_backward_name(const char* input, const char* weight, const char* bias) {
+    return Wrt == norm_wrt::input ? input : Wrt == norm_wrt::weight ? weight : bias;
+}
+
+/// Which operands the backward op reads; the others give only their shapes. For the input:
+/// g, x and the weight when there is one; for the weight: g, x and the weight's shape; for the
+/// bias: g and the bias's shape.
+template <norm_wrt Wrt, bool HasWeight>
+inline constexpr auto norm_backward_reads = [] {
+    if constexpr (Wrt == norm_wrt::input && HasWeight)
+        return std::array<bool, 3>{true, true, true};
+    else if constexpr (Wrt == norm_wrt::input)
+        return std::array<bool, 2>{true, true};
+    else if constexpr (Wrt == norm_wrt::weight)
+        return std::array<bool, 3>{true, true, false};
+    else
+        return std::array<bool, 2>{true, false};
+}();
 
 template <class T, norm_wrt Wrt, bool HasWeight>
 struct batch_norm_backward_op;
@@ -508,19 +530,9 @@ struct batch_norm_op {
 ///   dw = sum(g (x - mean) invstd), db = sum(g), over every dim but the channels'.
 template <class T, norm_wrt Wrt, bool HasWeight>
 struct batch_norm_backward_op {
-    static constexpr const char* name = Wrt == norm_wrt::input    ? "batch_norm_backward"
-                                        : Wrt == norm_wrt::weight ? "batch_norm_backward_weight"
-                                                                  : "batch_norm_backward_bias";
-    static constexpr auto reads = [] {
-        if constexpr (Wrt == norm_wrt::input && HasWeight)
-            return std::array<bool, 3>{true, true, true};
-        else if constexpr (Wrt == norm_wrt::input)
-            return std::array<bool, 2>{true, true};
-        else if constexpr (Wrt == norm_wrt::weight)
-            return std::array<bool, 3>{true, true, false};
-        else
-            return std::array<bool, 2>{true, false};
-    }();
+    static constexpr const char* name = norm_backward_name<Wrt>(
+        "batch_norm_backward", "batch_norm_backward_weight", "batch_norm_backward_bias");
+    static constexpr auto reads = norm_backward_reads<Wrt, HasWeight>;
     batch_norm_args<T> args;
 
     template <class SG, class S, class... P>
@@ -861,19 +873,9 @@ struct layer_norm_op {
 ///   dw = sum over rows of g xhat, db = sum over rows of g.
 template <class T, std::size_t K, norm_wrt Wrt, bool HasWeight>
 struct layer_norm_backward_op {
-    static constexpr const char* name = Wrt == norm_wrt::input    ? "layer_norm_backward"
-                                        : Wrt == norm_wrt::weight ? "layer_norm_backward_weight"
-                                                                  : "layer_norm_backward_bias";
-    static constexpr auto reads = [] {
-        if constexpr (Wrt == norm_wrt::input && HasWeight)
-            return std::array<bool, 3>{true, true, true};
-        else if constexpr (Wrt == norm_wrt::input)
-            return std::array<bool, 2>{true, true};
-        else if constexpr (Wrt == norm_wrt::weight)
-            return std::array<bool, 3>{true, true, false};
-        else
-            return std::array<bool, 2>{true, false};
-    }();
+    static constexpr const char* name = norm_backward_name<Wrt>(
+        "layer_norm_backward", "layer_norm_backward_weight", "layer_norm_backward_bias");
+    static constexpr auto reads = norm_backward_reads<Wrt, HasWeight>;
     layer_norm_args<K> args;
 
     template <class SG, class S, class... P>

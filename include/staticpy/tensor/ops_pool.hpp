@@ -371,6 +371,27 @@ typename S::sizes_type pooled_sizes(const typename S::sizes_type& in, std::int64
     return sizes;
 }
 
+/// A pooling kernel's result over x's planes (x's sizes xs, shape type S) with OH x OW each:
+/// the geometry from the op's window, then fill(geometry, the result's data).
+template <class T, class OH, class OW, class S, class Window, class Fill>
+Tensor<T, pooled_shape_t<S, OH, OW>> pooled(const Window& window, const S& xs, Fill&& fill) {
+    using result = pooled_shape_t<S, OH, OW>;
+    const auto geo = window.geometry(xs.sizes());
+    Tensor<T, result> y{result(pooled_sizes<S>(xs.sizes(), geo.out_h, geo.out_w))};
+    fill(geo, y.data());
+    return y;
+}
+
+/// A pooling op's gradient for its input, of the shape of `like` (the input or its shape): the
+/// geometry from the op's window, then fill(geometry, the gradient's data).
+template <class T, class L, class Window, class Fill>
+Tensor<T, like_shape_t<L>> unpooled(const Window& window, const L& like, Fill&& fill) {
+    const auto& xs = shape_of_like(like);
+    Tensor<T, like_shape_t<L>> dx{xs};
+    fill(window.geometry(xs.sizes()), dx.data());
+    return dx;
+}
+
 /// The static checks of the element type: PyTorch's CPU kernels' dtypes.
 template <class T, bool IntegersToo>
 constexpr void check_pool_dtype() {
@@ -390,10 +411,6 @@ template <class Forward>
 struct max_pool2d_backward_op;
 template <class Forward>
 struct max_pool2d_at_argmax_op;
-template <class Forward>
-struct avg_pool2d_backward_op;
-template <class Forward>
-struct adaptive_avg_pool2d_backward_op;
 
 /// max_pool2d(x) with its window; OH and OW are the output's H and W extents (int_<N> or
 /// std::int64_t).
@@ -407,12 +424,10 @@ struct max_pool2d_op {
     template <class T, class S>
     auto operator()(const Tensor<T, S>& x) const {
         check_pool_dtype<T, false>();
-        using result = pooled_shape_t<S, OH, OW>;
-        const auto g = fixed_value(std::get<0>(args)).geometry(x.sizes());
-        Tensor<T, result> y{result(pooled_sizes<S>(x.sizes(), g.out_h, g.out_w))};
         const auto xc = x.contiguous();
-        kernels::max_pool2d_forward(xc.data(), y.data(), g);
-        return y;
+        return pooled<T, OH, OW>(
+            fixed_value(std::get<0>(args)), x.shape(),
+            [&](const auto& geo, T* y) { kernels::max_pool2d_forward(xc.data(), y, geo); });
     }
 
     template <std::size_t I, class G, class Y, class X>
@@ -431,12 +446,11 @@ struct max_pool2d_backward_op {
 
     template <class T, class SG, class SX>
     Tensor<T, SX> operator()(const Tensor<T, SG>& g, const Tensor<T, SX>& x) const {
-        const auto geo = fixed_value(std::get<0>(args)).geometry(x.sizes());
-        Tensor<T, SX> dx{x.shape()};
         const auto gc = g.contiguous();
         const auto xc = x.contiguous();
-        kernels::max_pool2d_backward(gc.data(), xc.data(), dx.data(), geo);
-        return dx;
+        return unpooled<T>(fixed_value(std::get<0>(args)), x, [&](const auto& geo, T* dx) {
+            kernels::max_pool2d_backward(gc.data(), xc.data(), dx, geo);
+        });
     }
 
     template <std::size_t I, class GG, class Y, class G, class X>
@@ -458,13 +472,12 @@ struct max_pool2d_at_argmax_op {
 
     template <class T, class SV, class SX>
     auto operator()(const Tensor<T, SV>& v, const Tensor<T, SX>& x) const {
-        using result = pooled_shape_t<SX, typename Forward::out_h, typename Forward::out_w>;
-        const auto geo = fixed_value(std::get<0>(args)).geometry(x.sizes());
-        Tensor<T, result> y{result(pooled_sizes<SX>(x.sizes(), geo.out_h, geo.out_w))};
         const auto vc = v.contiguous();
         const auto xc = x.contiguous();
-        kernels::max_pool2d_at_argmax(vc.data(), xc.data(), y.data(), geo);
-        return y;
+        return pooled<T, typename Forward::out_h, typename Forward::out_w>(
+            fixed_value(std::get<0>(args)), x.shape(), [&](const auto& geo, T* y) {
+                kernels::max_pool2d_at_argmax(vc.data(), xc.data(), y, geo);
+            });
     }
 
     template <std::size_t I, class G, class Y, class V, class X>
@@ -476,101 +489,84 @@ struct max_pool2d_at_argmax_op {
     }
 };
 
-/// avg_pool2d(x) with its window, count_include_pad and divisor_override.
-template <class OH, class OW, class Args = std::tuple<avg_pool2d_args>>
-struct avg_pool2d_op {
+/// The pools linear in their input, avg_pool2d and adaptive_avg_pool2d: one op pair serves
+/// both, each pool a kind that names its ops and calls its kernels.
+struct avg_pool2d_kind {
     static constexpr const char* name = "avg_pool2d";
+    static constexpr const char* backward_name = "avg_pool2d_backward";
+    static constexpr bool integers_too = true; // PyTorch's CPU kernel takes int64
+    template <class T, class G>
+    static void forward(const avg_pool2d_args& a, const T* x, T* y, const G& geo) {
+        kernels::avg_pool2d_forward(x, y, geo, a.divisor);
+    }
+    template <class T, class G>
+    static void backward(const avg_pool2d_args& a, const T* g, T* dx, const G& geo) {
+        kernels::avg_pool2d_backward(g, dx, geo, a.divisor);
+    }
+};
+struct adaptive_avg_pool2d_kind {
+    static constexpr const char* name = "adaptive_avg_pool2d";
+    static constexpr const char* backward_name = "adaptive_avg_pool2d_backward";
+    static constexpr bool integers_too = false;
+    template <class T, class G>
+    static void forward(const adaptive_pool2d_args&, const T* x, T* y, const G& geo) {
+        kernels::adaptive_avg_pool2d_forward(x, y, geo);
+    }
+    template <class T, class G>
+    static void backward(const adaptive_pool2d_args&, const T* g, T* dx, const G& geo) {
+        kernels::adaptive_avg_pool2d_backward(g, dx, geo);
+    }
+};
+
+template <class Forward>
+struct linear_pool2d_backward_op;
+
+/// A linear pool of x (Kind: avg_pool2d_kind, adaptive_avg_pool2d_kind) with its arguments.
+template <class Kind, class OH, class OW, class Args>
+struct linear_pool2d_op {
+    static constexpr const char* name = Kind::name;
+    using kind = Kind;
     using out_h = OH;
     using out_w = OW;
     [[no_unique_address]] Args args;
 
     template <class T, class S>
     auto operator()(const Tensor<T, S>& x) const {
-        check_pool_dtype<T, true>();
-        using result = pooled_shape_t<S, OH, OW>;
+        check_pool_dtype<T, Kind::integers_too>();
         const auto& a = fixed_value(std::get<0>(args));
-        const auto g = a.geometry(x.sizes());
-        Tensor<T, result> y{result(pooled_sizes<S>(x.sizes(), g.out_h, g.out_w))};
         const auto xc = x.contiguous();
-        kernels::avg_pool2d_forward(xc.data(), y.data(), g, a.divisor);
-        return y;
+        return pooled<T, OH, OW>(
+            a, x.shape(), [&](const auto& geo, T* y) { Kind::forward(a, xc.data(), y, geo); });
     }
 
     template <std::size_t I, class G, class Y, class X>
     auto vjp(const G& g, const Y&, const X& x) const {
-        return apply_op(avg_pool2d_backward_op<avg_pool2d_op>{args}, g, x);
+        return apply_op(linear_pool2d_backward_op<linear_pool2d_op>{args}, g, x);
     }
 };
 
-/// avg_pool2d's gradient: operands g and x, of which only the shape is read; g over each window
-/// divided by its divisor. Linear in g: its derivative is avg_pool2d again.
-template <class Forward>
-struct avg_pool2d_backward_op {
-    static constexpr const char* name = "avg_pool2d_backward";
-    static constexpr std::array<bool, 2> reads{true, false};
-    [[no_unique_address]] decltype(Forward::args) args;
-
-    template <class T, class SG, class L>
-    auto operator()(const Tensor<T, SG>& g, const L& like) const {
-        using S = like_shape_t<L>;
-        const S& xs = shape_of_like(like);
-        const auto& a = fixed_value(std::get<0>(args));
-        const auto geo = a.geometry(xs.sizes());
-        Tensor<T, S> dx{xs};
-        const auto gc = g.contiguous();
-        kernels::avg_pool2d_backward(gc.data(), dx.data(), geo, a.divisor);
-        return dx;
-    }
-
-    template <std::size_t I, class GG, class Y, class G, class L>
-    auto vjp(const GG& gg, const Y&, const G&, const L&) const {
-        if constexpr (I == 0)
-            return apply_op(Forward{args}, gg);
-        else
-            return fn::no_grad{};
-    }
-};
-
+/// avg_pool2d(x) with its window, count_include_pad and divisor_override.
+template <class OH, class OW, class Args = std::tuple<avg_pool2d_args>>
+using avg_pool2d_op = linear_pool2d_op<avg_pool2d_kind, OH, OW, Args>;
 /// adaptive_avg_pool2d(x) to OH x OW.
 template <class OH, class OW, class Args = std::tuple<adaptive_pool2d_args>>
-struct adaptive_avg_pool2d_op {
-    static constexpr const char* name = "adaptive_avg_pool2d";
-    [[no_unique_address]] Args args;
+using adaptive_avg_pool2d_op = linear_pool2d_op<adaptive_avg_pool2d_kind, OH, OW, Args>;
 
-    template <class T, class S>
-    auto operator()(const Tensor<T, S>& x) const {
-        check_pool_dtype<T, false>();
-        using result = pooled_shape_t<S, OH, OW>;
-        const auto g = fixed_value(std::get<0>(args)).geometry(x.sizes());
-        Tensor<T, result> y{result(pooled_sizes<S>(x.sizes(), g.out_h, g.out_w))};
-        const auto xc = x.contiguous();
-        kernels::adaptive_avg_pool2d_forward(xc.data(), y.data(), g);
-        return y;
-    }
-
-    template <std::size_t I, class G, class Y, class X>
-    auto vjp(const G& g, const Y&, const X& x) const {
-        return apply_op(adaptive_avg_pool2d_backward_op<adaptive_avg_pool2d_op>{args}, g, x);
-    }
-};
-
-/// adaptive_avg_pool2d's gradient: operands g and x, of which only the shape is read. Linear in
-/// g: its derivative is adaptive_avg_pool2d again.
+/// A linear pool's gradient: operands g and x, of which only the shape is read; g spread over
+/// each window as the pool weighs it. Linear in g: its derivative is the pool again.
 template <class Forward>
-struct adaptive_avg_pool2d_backward_op {
-    static constexpr const char* name = "adaptive_avg_pool2d_backward";
+struct linear_pool2d_backward_op {
+    static constexpr const char* name = Forward::kind::backward_name;
     static constexpr std::array<bool, 2> reads{true, false};
     [[no_unique_address]] decltype(Forward::args) args;
 
     template <class T, class SG, class L>
     auto operator()(const Tensor<T, SG>& g, const L& like) const {
-        using S = like_shape_t<L>;
-        const S& xs = shape_of_like(like);
-        const auto geo = fixed_value(std::get<0>(args)).geometry(xs.sizes());
-        Tensor<T, S> dx{xs};
+        const auto& a = fixed_value(std::get<0>(args));
         const auto gc = g.contiguous();
-        kernels::adaptive_avg_pool2d_backward(gc.data(), dx.data(), geo);
-        return dx;
+        return unpooled<T>(a, like, [&](const auto& geo, T* dx) {
+            Forward::kind::backward(a, gc.data(), dx, geo);
+        });
     }
 
     template <std::size_t I, class GG, class Y, class G, class L>
