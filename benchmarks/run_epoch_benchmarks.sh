@@ -19,7 +19,7 @@
 #   libtorch   epoch_libtorch: in-memory index_select batching; torch threads x OpenBLAS threads
 #   dlib       epoch_dlib: dnn_trainer::train_one_step / the lower-level loop; OpenBLAS threads
 # MLP 784-128-10 and LeNet-5, batch 64, SGD lr 0.1, shuffled each epoch (each program's header
-# says how). staticpy's CNN is not written yet (it waits for nn::Conv2d): its rows stay empty.
+# says how).
 #
 # Environment:
 #   EPOCH_NETS="mlp cnn"       the networks
@@ -82,7 +82,8 @@ fi
 # ---- the cases: one command line each -----------------------------------------------------------
 cases=()
 staticpy_nets=""
-[[ -x "$bin/epoch_staticpy" ]] && staticpy_nets="$("$bin/epoch_staticpy" --list-nets)"
+# --list-nets prints the choices of --net, "mlp|cnn"
+[[ -x "$bin/epoch_staticpy" ]] && staticpy_nets="$("$bin/epoch_staticpy" --list-nets | tr '|' ' ')"
 have_pytorch=0
 if wants pytorch; then
     if "$python" -c 'import torch' 2>/dev/null; then
