@@ -2,8 +2,10 @@
 // common-subexpression elimination, fusion regions, matmul epilogues; and the three views of a
 // graph: dump (IR text), to_dot and to_cpp.
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "graph_test_support.hpp"
 
@@ -96,12 +98,13 @@ TEST_CASE("passes: x - y is not x - x, and run-time scalars are not assumed equa
 }
 
 TEST_CASE("passes: a graph too large to number exactly runs op by op when merged values differ") {
-    // y * tanh(y) names y twice, so the exact numbering walks each level's operands twice: 2^6
+    // y * tanh(y) names y twice, so the exact numbering walks each level's operands twice: 2^9
     // walks of x * 2.0f here, as in a deep network's gradient. That program is not numbered;
     // when the merged scalars differ at run time, the call runs op by op.
     auto deep = [](auto x, auto scale) {
         auto level = [](const auto& y) { return y * tanh(y); };
-        return level(level(level(level(level(level(x * 2.0f)))))) - x * scale;
+        auto y = level(level(level(x * 2.0f)));
+        return level(level(level(level(level(level(y)))))) - x * scale;
     };
     auto differ = [&](auto x) { return deep(x, 3.0f); };
     auto same = [&](auto x) { return deep(x, 2.0f); };
@@ -111,7 +114,7 @@ TEST_CASE("passes: a graph too large to number exactly runs op by op when merged
     auto x = randn(4_c, 8_c);
     auto eager = [&](float scale) {
         auto y = x * 2.0f;
-        for (int i = 0; i < 6; ++i)
+        for (int i = 0; i < 9; ++i)
             y = y * tanh(y);
         return (y - x * scale).contiguous();
     };
@@ -130,6 +133,23 @@ TEST_CASE("passes: a graph too large to number exactly runs op by op when merged
     } catch (const RuntimeError& e) {
         CHECK(std::string(e.what()).starts_with("to_cpp: this call has no graph"));
     }
+    // The trace drew a dropout key; the call that then runs op by op draws the same one, as an
+    // eager call does: the generator is put back as the trace found it.
+    Generator gen(5);
+    auto noisy = [&](auto v) { return deep(nn::functional::dropout(v, 0.5, true, gen), 3.0f); };
+    std::vector<decltype(noisy(x))> results;
+    for (int mode : {GRAPH_MODE, PYNATIVE_MODE}) {
+        graph_test::mode_guard guard;
+        set_context(mode);
+        gen.manual_seed(5);
+        results.push_back(jit(noisy)(x));
+        results.push_back(jit(noisy)(x)); // the next key: another mask
+    }
+    graph_test::require_same(results[0], results[2]);
+    graph_test::require_same(results[1], results[3]);
+    const auto first = results[0].contiguous();
+    const auto second = results[1].contiguous();
+    CHECK(!std::equal(first.data(), first.data() + first.numel(), second.data()));
 }
 
 TEST_CASE("passes: a float argument is one value wherever the graph names it") {

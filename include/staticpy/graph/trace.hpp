@@ -175,14 +175,16 @@ struct trace {
                         (std::size_t{0} + ... + detail::exact_visits<R>::value));
     }
     /// Whether the exact program, where nodes with run-time attributes stay apart, is numbered:
-    /// when its walk is at most exact_visits_per_slot times the speculative program's size.
-    /// A backward graph names each forward node once per use, so the exact walk grows with the
-    /// product of the uses along a path (a deep network's gradient: minutes and gigabytes of
-    /// compilation, for a program that runs only when the merged values differ). Where it is
-    /// not numbered, such a call runs op by op instead.
+    /// when its walk is at most exact_visits_budget nodes or exact_visits_per_slot times the
+    /// speculative program's size. A backward graph names each forward node once per use, so
+    /// the exact walk grows with the product of the uses along a path (a deep network's
+    /// gradient: minutes and gigabytes of compilation, for a program that runs only when the
+    /// merged values differ). Where it is not numbered, such a call runs op by op instead.
+    static constexpr std::size_t exact_visits_budget = 1024;
     static constexpr std::size_t exact_visits_per_slot = 4;
     static constexpr bool exact_numbered_too =
-        visits_of(std::type_identity<simplified_type>{}) <= exact_visits_per_slot * prog::size;
+        visits_of(std::type_identity<simplified_type>{}) <=
+        std::max(exact_visits_budget, exact_visits_per_slot* prog::size);
     struct not_numbered {
         using prog = void;
     };
