@@ -182,9 +182,10 @@ struct trace {
     /// merged values differ). Where it is not numbered, such a call runs op by op instead.
     static constexpr std::size_t exact_visits_budget = 1024;
     static constexpr std::size_t exact_visits_per_slot = 4;
+    static constexpr std::size_t exact_visits_allowed =
+        std::max(exact_visits_budget, std::size_t{prog::size} * exact_visits_per_slot);
     static constexpr bool exact_numbered_too =
-        visits_of(std::type_identity<simplified_type>{}) <=
-        std::max(exact_visits_budget, exact_visits_per_slot* prog::size);
+        visits_of(std::type_identity<simplified_type>{}) <= exact_visits_allowed;
     struct not_numbered {
         using prog = void;
     };
@@ -194,7 +195,9 @@ struct trace {
     /// The exact program (void where exact_numbered_too is false).
     using exact_prog = typename exact_numbered::prog;
 
-    /// The Generators the traced function drew from, as they were before.
+    /// The Generators the traced function drew from, as they were before. Declared first: it
+    /// logs from its construction until the constructor's body stops it, so while `result` is
+    /// computed (and, should f throw, its destructor stops it).
     staticpy::detail::generator_draws draws;
     result_type result;
     simplified_type outputs;
