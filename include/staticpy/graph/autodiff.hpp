@@ -300,7 +300,7 @@ auto sweep(const Ptrs& nodes, const CTs& cts) {
             return sweep<Prog, Tag, s>(nodes, cts);
         } else {
             return sweep<Prog, Tag, s>(nodes, pass_to_operands<Prog, Tag, s, 0>(
-                                                  *std::get<s>(nodes), slot_get<s>(cts), cts));
+                                                  node_of<Prog, s>(nodes), slot_get<s>(cts), cts));
         }
     }
 }

@@ -168,7 +168,7 @@ std::string ir_text(const node_pointers_t<Prog>& nodes,
                     params += tag("%", S) + ": " + shape_text(S);
                 } else {
                     body += tag("  %", S) + " = " +
-                            detail::node_text<Prog, S>(*std::get<S>(nodes)) + " : " +
+                            detail::node_text<Prog, S>(node_of<Prog, S>(nodes)) + " : " +
                             shape_text(S) + "\n";
                 }
             }(),
@@ -254,7 +254,7 @@ std::string dot_text(const node_pointers_t<Prog>& nodes,
     std::vector<std::string> lines(Prog::size);
     [&]<std::size_t... S>(std::index_sequence<S...>) {
         ((lines[S] = tag("n", S) + " [label=\"" + tag("%", S) + " = " +
-                     escape(detail::node_text<Prog, S>(*std::get<S>(nodes))) + "\\n" +
+                     escape(detail::node_text<Prog, S>(node_of<Prog, S>(nodes))) + "\\n" +
                      escape(shape_text(S)) + "\"" +
                      (Prog::materialized[S] ? ", style=filled, fillcolor=lightgrey" : "") + "];\n"),
          ...);

@@ -9,7 +9,7 @@
 //                                        %4 = add(%3, %2)        (x * w appears once)
 //
 // The program is a type (program<instr...>); the run-time side is one pointer per slot to a node
-// object of that slot (node_pointers), for the payloads.
+// object of that slot (node_pointers_t), for the payloads.
 
 #include <algorithm>
 #include <array>
@@ -198,15 +198,19 @@ struct program_of {
         detail::slots_array(typename numbered::slots{});
 };
 
-/// One pointer per slot of Prog to a node object of that slot (its payload: scalar values, dims).
+/// One pointer per slot of Prog to the node object of that slot (its payload: scalar values,
+/// dims): slot S's points to a Prog::node_at<S>, which node_of<Prog, S> gives back. Untyped, in
+/// an array rather than a tuple of the typed pointers: a program has one or two hundred slots,
+/// and a tuple of as many types costs each of its users compile time (std::get, the constraints
+/// of its constructors, and function names that spell the whole tuple).
 template <class Prog>
-struct node_pointers;
-template <class... Is>
-struct node_pointers<program<Is...>> {
-    using type = std::tuple<const typename Is::node*...>;
-};
-template <class Prog>
-using node_pointers_t = typename node_pointers<Prog>::type;
+using node_pointers_t = std::array<const void*, Prog::size>;
+
+/// The node object of slot S.
+template <class Prog, std::size_t S>
+const typename Prog::template node_at<S>& node_of(const node_pointers_t<Prog>& nodes) {
+    return *static_cast<const typename Prog::template node_at<S>*>(nodes[S]);
+}
 
 // ---- payload equality: when two nodes of one type are the same value
 // ------------------------------
@@ -246,14 +250,11 @@ namespace detail {
 /// slot = &n. The pointers live as long as the traced call's nodes (collect_nodes' callers
 /// use them within it). Not inlined: inlined into a caller whose nodes are locals, g++ 12's
 /// -Wdangling-pointer takes the store for an escape and reports it.
-template <class N>
-[[gnu::noinline]] void record_at(const N*& slot, const N& n) {
-    slot = &n;
-}
+[[gnu::noinline]] inline void record_at(const void*& slot, const void* node) { slot = node; }
 
 template <class Final, class Ptrs, class Node>
 void collect_by_type(const Node& n, Ptrs& ptrs, bool& equal) {
-    auto& slot = std::get<find_node<Node, Final>::value>(ptrs);
+    const void*& slot = ptrs[find_node<Node, Final>::value];
     if constexpr (!contains_payload_v<Node>) {
         if (slot != nullptr)
             return;
@@ -261,9 +262,9 @@ void collect_by_type(const Node& n, Ptrs& ptrs, bool& equal) {
     std::apply([&](const auto&... c) { (collect_by_type<Final>(c, ptrs, equal), ...); },
                n.children);
     if constexpr (Node::has_payload)
-        if (slot != nullptr && !payload_equal(*slot, n))
+        if (slot != nullptr && !payload_equal(*static_cast<const Node*>(slot), n))
             equal = false;
-    record_at(slot, n);
+    record_at(slot, &n);
 }
 
 template <class Final, class Prog, class Ptrs, class Node>
@@ -288,7 +289,7 @@ void collect_exact(const Node& n, Ptrs& ptrs, bool& equal) {
         collect_by_type<Final>(n, ptrs, equal);
     } else {
         collect_exact_children<Final, Prog, 0>(n.children, ptrs, equal);
-        record_at(std::get<number<Node, Prog, false>::slot>(ptrs), n);
+        record_at(ptrs[number<Node, Prog, false>::slot], &n);
     }
 }
 } // namespace detail
@@ -339,6 +340,39 @@ struct region {
         std::size_t n = 0;
         for (std::size_t s = 0; s < N; ++s)
             a[s] = is_leaf(s) ? n++ : 0;
+        return a;
+    }();
+    /// The leaf slots, in slot order: leaf_slots[leaf_index[s]] == s. Code that visits the
+    /// leaves visits these, not every slot of the program testing is_leaf: a region has a few
+    /// leaves, a program a hundred slots, and each slot visited is a function instantiated.
+    static constexpr auto leaf_slots = [] {
+        std::array<std::size_t, leaf_count> a{};
+        for (std::size_t s = 0; s < N; ++s)
+            if (is_leaf(s))
+                a[leaf_index[s]] = s;
+        return a;
+    }();
+    static constexpr std::size_t member_count = [] {
+        std::size_t n = 0;
+        for (std::size_t s = 0; s < N; ++s)
+            n += member[s];
+        return n;
+    }();
+    /// The member slots in slot order (operands before their users), and each member's position
+    /// among them: a kernel keeps its values by that position.
+    static constexpr auto members = [] {
+        std::array<std::size_t, member_count> a{};
+        std::size_t n = 0;
+        for (std::size_t s = 0; s < N; ++s)
+            if (member[s])
+                a[n++] = s;
+        return a;
+    }();
+    static constexpr std::array<std::size_t, N + 1> member_index = [] {
+        std::array<std::size_t, N + 1> a{};
+        std::size_t n = 0;
+        for (std::size_t s = 0; s < N; ++s)
+            a[s] = member[s] ? n++ : 0;
         return a;
     }();
 };

@@ -205,15 +205,9 @@ public:
             // A leaf that overlaps out other than as the same view would be read after parts of
             // out were written: then the value goes through a temporary.
             bool overlap = false;
-            [&]<std::size_t... L>(std::index_sequence<L...>) {
-                (
-                    [&] {
-                        if constexpr (kernel_t<S>::region::is_leaf(L))
-                            overlap = overlap || detail::unsafe_alias(out, tensor<L>());
-                    }(),
-                    ...);
-            }
-            (std::make_index_sequence<N>{});
+            for_each_leaf<S>([&](auto leaf) {
+                overlap = overlap || detail::unsafe_alias(out, tensor<leaf()>());
+            });
             if (overlap)
                 out.copy_(value<S>());
             else
@@ -291,7 +285,7 @@ private:
 
     template <std::size_t S>
     const auto& node() const {
-        return *std::get<S>(nodes_);
+        return graph::node_of<Prog, S>(nodes_);
     }
 
     /// The tensor of a materialized operand slot, or the operand's fused value in a new tensor.
@@ -412,15 +406,10 @@ private:
             return false;
         } else {
             bool read = false;
-            [&]<std::size_t... L>(std::index_sequence<L...>) {
-                (
-                    [&] {
-                        if constexpr (kernel_t<S>::region::is_leaf(L) && L != epilogue_of<S>())
-                            read = read || detail::overlaps(out, tensor<L>());
-                    }(),
-                    ...);
-            }
-            (std::make_index_sequence<N>{});
+            for_each_leaf<S>([&](auto leaf) {
+                if constexpr (leaf() != epilogue_of<S>())
+                    read = read || detail::overlaps(out, tensor<leaf()>());
+            });
             return read;
         }
     }
@@ -473,17 +462,12 @@ private:
             throw RuntimeError("jit into(): the output has shape " + repr(out.shape()) +
                                " but the result has shape " + repr(s));
         bool own_alias = false, shares_memory = false;
-        [&]<std::size_t... L>(std::index_sequence<L...>) {
-            (
-                [&] {
-                    if constexpr (kernel_t<R>::region::is_leaf(L) && L != M) {
-                        own_alias = own_alias || detail::unsafe_alias(out, tensor<L>());
-                        shares_memory = shares_memory || detail::overlaps(out, tensor<L>());
-                    }
-                }(),
-                ...);
-        }
-        (std::make_index_sequence<N>{});
+        for_each_leaf<R>([&](auto leaf) {
+            if constexpr (leaf() != M) {
+                own_alias = own_alias || detail::unsafe_alias(out, tensor<leaf()>());
+                shares_memory = shares_memory || detail::overlaps(out, tensor<leaf()>());
+            }
+        });
         const std::int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
         if (k != b.sizes()[0] || m == 0 || n == 0 || k == 0 || s.sizes()[0] != m ||
             s.sizes()[1] != n || own_alias) {
@@ -533,6 +517,15 @@ private:
     template <std::size_t Root>
     using kernel_t = detail::region_kernel<Prog, Root>;
 
+    /// Calls f(std::integral_constant<std::size_t, L>) for each leaf slot L of region Root.
+    template <std::size_t Root, class F>
+    static void for_each_leaf(F&& f) {
+        [&]<std::size_t... J>(std::index_sequence<J...>) {
+            (f(std::integral_constant<std::size_t, kernel_t<Root>::region::leaf_slots[J]>{}), ...);
+        }
+        (typename kernel_t<Root>::leaf_sequence{});
+    }
+
     /// The loop nest of region Root over the iteration space `sizes`, its sink having `sink`
     /// strides; fills the kernel's leaf pointers.
     /// Fills the kernel of region Root with its leaves' pointers, and returns each leaf's strides
@@ -544,19 +537,12 @@ private:
         std::array<std::array<std::int64_t, R>, L + 1> strides{};
         strides[L] = sink;
         k.nodes = &nodes_;
-        [&]<std::size_t... S>(std::index_sequence<S...>) {
-            (
-                [&] {
-                    if constexpr (kernel_t<Root>::region::is_leaf(S)) {
-                        const auto& t = tensor<S>();
-                        std::get<S>(k.data) = t.data();
-                        strides[kernel_t<Root>::region::leaf_index[S]] =
-                            kernels::broadcast_strides(t.sizes(), t.strides(), sizes);
-                    }
-                }(),
-                ...);
-        }
-        (std::make_index_sequence<N>{});
+        for_each_leaf<Root>([&](auto leaf) {
+            constexpr std::size_t l = kernel_t<Root>::region::leaf_index[leaf()];
+            const auto& t = tensor<leaf()>();
+            std::get<l>(k.data) = t.data();
+            strides[l] = kernels::broadcast_strides(t.sizes(), t.strides(), sizes);
+        });
         return strides;
     }
 

@@ -38,40 +38,35 @@ using slot_value_t = typename Prog::template node_at<S>::value_type;
 
 /// Whether a region can run on SIMD batches of T: every value and computation in it is T, and
 /// every op's apply() takes batches.
-template <class Prog, class Region, class T, std::size_t... S>
-constexpr bool region_simd_able(std::index_sequence<S...>) {
+template <class Prog, class Region, class T, std::size_t... J>
+constexpr bool region_simd_able(std::index_sequence<J...>) {
     if constexpr (!kernels::simd_type_v<T>) {
         return false;
     } else {
         auto slot_ok = []<std::size_t I>(std::integral_constant<std::size_t, I>) {
-            if constexpr (!Region::member[I]) {
+            using node = typename Prog::template node_at<I>;
+            if constexpr (!std::is_same_v<typename node::value_type, T>)
+                return false;
+            else if constexpr (node::materialized || graph::is_number_node_v<node>)
                 return true;
-            } else {
-                using node = typename Prog::template node_at<I>;
-                if constexpr (!std::is_same_v<typename node::value_type, T>)
-                    return false;
-                else if constexpr (node::materialized || graph::is_number_node_v<node>)
-                    return true;
-                else
-                    return std::is_same_v<typename node::compute_type, T> &&
-                           node::functor::vectorized;
-            }
+            else
+                return std::is_same_v<typename node::compute_type, T> && node::functor::vectorized;
         };
-        return (slot_ok(std::integral_constant<std::size_t, S>{}) && ...);
+        return (slot_ok(std::integral_constant<std::size_t, Region::members[J]>{}) && ...);
     }
 }
 
 /// The work per element of a region: the sum of its ops' costs (op_base::cost).
-template <class Prog, class Region, std::size_t... S>
-constexpr int region_cost(std::index_sequence<S...>) {
+template <class Prog, class Region, std::size_t... J>
+constexpr int region_cost(std::index_sequence<J...>) {
     auto slot_cost = []<std::size_t I>(std::integral_constant<std::size_t, I>) {
         using node = typename Prog::template node_at<I>;
-        if constexpr (!Region::member[I] || node::materialized || graph::is_number_node_v<node>)
+        if constexpr (node::materialized || graph::is_number_node_v<node>)
             return 0;
         else
             return node::functor::cost;
     };
-    return (0 + ... + slot_cost(std::integral_constant<std::size_t, S>{}));
+    return (0 + ... + slot_cost(std::integral_constant<std::size_t, Region::members[J]>{}));
 }
 
 /// The kernel (kernels/elementwise.hpp) of the region rooted at slot Root: each leaf's base
@@ -82,35 +77,38 @@ struct region_kernel {
     static constexpr std::size_t N = Prog::size;
     static constexpr std::size_t leaves = region::leaf_count;
     using value_type = slot_value_t<Prog, Root>;
-    static constexpr bool simd =
-        region_simd_able<Prog, region, value_type>(std::make_index_sequence<N>{});
-    static constexpr int cost = region_cost<Prog, region>(std::make_index_sequence<N>{});
+    /// The region's values are kept by member position (region::member_index), its leaves'
+    /// pointers by leaf position: a few each, where the program has a hundred slots.
+    using member_sequence = std::make_index_sequence<region::member_count>;
+    using leaf_sequence = std::make_index_sequence<leaves>;
+    static constexpr bool simd = region_simd_able<Prog, region, value_type>(member_sequence{});
+    static constexpr int cost = region_cost<Prog, region>(member_sequence{});
     using offsets_t = std::array<std::int64_t, leaves + 1>;
 
-    template <std::size_t S>
-    using pointer_t =
-        std::conditional_t<region::is_leaf(S), const slot_value_t<Prog, S>*, std::nullptr_t>;
     template <class Seq>
     struct pointers_of;
-    template <std::size_t... S>
-    struct pointers_of<std::index_sequence<S...>> {
-        using type = std::tuple<pointer_t<S>...>;
+    template <std::size_t... J>
+    struct pointers_of<std::index_sequence<J...>> {
+        using type = std::tuple<const slot_value_t<Prog, region::leaf_slots[J]>*...>;
     };
-    using pointers_t = typename pointers_of<std::make_index_sequence<N>>::type;
+    using pointers_t = typename pointers_of<leaf_sequence>::type;
 
-    pointers_t data{};                           // leaves' first elements
+    pointers_t data{};                           // leaves' first elements, by leaf position
     const graph::node_pointers_t<Prog>* nodes{}; // for the numbers' values
 
-    /// Slot S's value in a region evaluated on values of type V (the slot's own type for one
-    /// element, a batch of the root's type on SIMD batches); other slots hold nothing.
-    template <std::size_t S, class V>
-    using slot_t = std::conditional_t<region::member[S], V, char>;
+    /// The region's values, member J's of type Value<region::members[J]> (the slot's own type
+    /// for one element, a batch of the root's type on SIMD batches).
     template <template <std::size_t> class Value, class Seq>
     struct values_of;
-    template <template <std::size_t> class Value, std::size_t... S>
-    struct values_of<Value, std::index_sequence<S...>> {
-        using type = std::tuple<slot_t<S, Value<S>>...>;
+    template <template <std::size_t> class Value, std::size_t... J>
+    struct values_of<Value, std::index_sequence<J...>> {
+        using type = std::tuple<Value<region::members[J]>...>;
     };
+    /// Member slot S's value in v.
+    template <std::size_t S, class Values>
+    static constexpr auto& value_at(Values& v) {
+        return std::get<region::member_index[S]>(v);
+    }
 
     template <std::size_t S>
     auto number_value() const {
@@ -118,7 +116,7 @@ struct region_kernel {
         if constexpr (node::kind == graph::node_kind::constant)
             return static_cast<typename node::value_type>(node::value);
         else
-            return std::get<S>(*nodes)->value;
+            return graph::node_of<Prog, S>(*nodes).value;
     }
 
     /// Evaluates the region's slots in order into v: leaves through read(S), numbers through
@@ -128,51 +126,52 @@ struct region_kernel {
     template <class Values, class Read, class Number, class Convert>
     static void evaluate(Values& v, const Read& read, const Number& number,
                          const Convert& convert) {
-        [&]<std::size_t... S>(std::index_sequence<S...>) {
-            (evaluate_slot<S>(v, read, number, convert), ...);
+        [&]<std::size_t... J>(std::index_sequence<J...>) {
+            (evaluate_slot<region::members[J]>(v, read, number, convert), ...);
         }
-        (std::make_index_sequence<N>{});
+        (member_sequence{});
     }
     template <std::size_t S, class Values, class Read, class Number, class Convert>
     static void evaluate_slot(Values& v, const Read& read, const Number& number,
                               const Convert& convert) {
-        if constexpr (region::member[S]) {
-            using node = typename Prog::template node_at<S>;
-            using V = std::tuple_element_t<S, Values>;
-            if constexpr (region::is_leaf(S))
-                std::get<S>(v) = read(std::integral_constant<std::size_t, S>{});
-            else if constexpr (graph::is_number_node_v<node>)
-                std::get<S>(v) = number(std::integral_constant<std::size_t, S>{});
-            else
-                std::get<S>(v) = apply_node<S, V>(
-                    v, convert, std::make_index_sequence<Prog::template instr_at<S>::arity>{});
-        }
+        using node = typename Prog::template node_at<S>;
+        using V = std::remove_reference_t<decltype(value_at<S>(v))>;
+        if constexpr (region::is_leaf(S))
+            value_at<S>(v) = read(std::integral_constant<std::size_t, S>{});
+        else if constexpr (graph::is_number_node_v<node>)
+            value_at<S>(v) = number(std::integral_constant<std::size_t, S>{});
+        else
+            value_at<S>(v) = apply_node<S, V>(
+                v, convert, std::make_index_sequence<Prog::template instr_at<S>::arity>{});
     }
     template <std::size_t S, class V, class Values, class Convert, std::size_t... I>
     static V apply_node(const Values& v, const Convert& convert, std::index_sequence<I...>) {
         constexpr auto ops = Prog::template instr_at<S>::operands;
         using F = typename Prog::template node_at<S>::functor;
-        return static_cast<V>(
-            F::apply(convert(std::integral_constant<std::size_t, S>{},
-                             std::integral_constant<std::size_t, I>{}, std::get<ops[I]>(v))...));
+        return static_cast<V>(F::apply(convert(std::integral_constant<std::size_t, S>{},
+                                               std::integral_constant<std::size_t, I>{},
+                                               value_at<ops[I]>(v))...));
     }
 
     template <std::size_t S>
     using scalar_slot_value_t = slot_value_t<Prog, S>;
-    using scalar_values_t =
-        typename values_of<scalar_slot_value_t, std::make_index_sequence<N>>::type;
+    using scalar_values_t = typename values_of<scalar_slot_value_t, member_sequence>::type;
 
     /// The region's value at the element whose leaf offsets are off (leaf order).
     value_type at(const offsets_t& off) const {
         scalar_values_t v{};
         evaluate(
-            v, [&](auto s) { return std::get<s()>(data)[off[region::leaf_index[s()]]]; },
+            v,
+            [&](auto s) {
+                constexpr std::size_t l = region::leaf_index[s()];
+                return std::get<l>(data)[off[l]];
+            },
             [&](auto s) { return number_value<s()>(); },
             [](auto s, auto i, const auto& x) {
                 using node = typename Prog::template node_at<s()>;
                 return static_cast<graph::ew_operand_compute_t<node, i()>>(x);
             });
-        return std::get<Root>(v);
+        return value_at<Root>(v);
     }
 
 #if STATICPY_HAS_XSIMD
@@ -180,7 +179,7 @@ struct region_kernel {
     static constexpr std::int64_t width = static_cast<std::int64_t>(batch::size);
     template <std::size_t S>
     using batch_slot_t = batch;
-    using batch_values_t = typename values_of<batch_slot_t, std::make_index_sequence<N>>::type;
+    using batch_values_t = typename values_of<batch_slot_t, member_sequence>::type;
 
     /// The batch side (only instantiated when simd): the leaves' pointers, and the numbers as
     /// batches, both copied out of the kernel once per run.
@@ -197,30 +196,30 @@ struct region_kernel {
                 v,
                 [&](auto s) {
                     constexpr std::size_t l = region::leaf_index[s()];
-                    const value_type* p = std::get<s()>(ptrs) + off[l];
+                    const value_type* p = std::get<l>(ptrs) + off[l];
                     if constexpr (AllUnit)
                         return batch::load_unaligned(p);
                     else
                         return kernels::load_strided<batch>(p, inner[l]);
                 },
-                [&](auto s) { return std::get<s()>(hoisted); },
+                [&](auto s) { return value_at<s()>(hoisted); },
                 [](auto, auto, const batch& x) { return x; });
-            return std::get<Root>(v);
+            return value_at<Root>(v);
         }
     };
 
     batch_reader batches() const {
         batch_reader b{data, {}};
-        [&]<std::size_t... S>(std::index_sequence<S...>) {
+        [&]<std::size_t... J>(std::index_sequence<J...>) {
             (
                 [&] {
-                    if constexpr (region::member[S] &&
-                                  graph::is_number_node_v<typename Prog::template node_at<S>>)
-                        std::get<S>(b.hoisted) = batch(static_cast<value_type>(number_value<S>()));
+                    constexpr std::size_t s = region::members[J];
+                    if constexpr (graph::is_number_node_v<typename Prog::template node_at<s>>)
+                        value_at<s>(b.hoisted) = batch(static_cast<value_type>(number_value<s>()));
                 }(),
                 ...);
         }
-        (std::make_index_sequence<N>{});
+        (member_sequence{});
         return b;
     }
 #endif
