@@ -34,20 +34,46 @@ namespace staticpy::backend::cpu {
 
 namespace detail {
 
-/// What the evaluator keeps for slot S: the tensor of a materialized node, nothing otherwise.
-template <class Prog, std::size_t S>
-static auto slot_result_type() {
-    using node = typename Prog::template node_at<S>;
-    if constexpr (node::materialized && node::kind != graph::node_kind::input)
-        return Tensor<typename node::value_type, typename node::shape_type>{};
-    else
-        return char{}; // elementwise nodes live in registers; inputs are the arguments
-}
+/// The slots whose tensors the evaluator keeps (materialized nodes other than inputs: the
+/// inputs are the arguments themselves), and each one's position among them. The results are a
+/// tuple of those few, not of every slot of the program: a tuple of a hundred types costs
+/// compile time at each std::get.
+template <class Prog>
+struct kept_slots {
+    static constexpr std::size_t N = Prog::size;
+    static constexpr bool kept(std::size_t s) {
+        return Prog::materialized[s] && !Prog::is_input[s];
+    }
+    static constexpr std::size_t count = [] {
+        std::size_t n = 0;
+        for (std::size_t s = 0; s < N; ++s)
+            n += kept(s);
+        return n;
+    }();
+    static constexpr auto slots = [] {
+        std::array<std::size_t, count> a{};
+        std::size_t n = 0;
+        for (std::size_t s = 0; s < N; ++s)
+            if (kept(s))
+                a[n++] = s;
+        return a;
+    }();
+    static constexpr std::array<std::size_t, N + 1> index = [] {
+        std::array<std::size_t, N + 1> a{};
+        std::size_t n = 0;
+        for (std::size_t s = 0; s < N; ++s)
+            a[s] = kept(s) ? n++ : 0;
+        return a;
+    }();
+};
 template <class Prog, class Seq>
 struct results_of;
-template <class Prog, std::size_t... S>
-struct results_of<Prog, std::index_sequence<S...>> {
-    using type = std::tuple<decltype(slot_result_type<Prog, S>())...>;
+template <class Prog, std::size_t... J>
+struct results_of<Prog, std::index_sequence<J...>> {
+    template <std::size_t S>
+    using node = typename Prog::template node_at<S>;
+    using type = std::tuple<Tensor<typename node<kept_slots<Prog>::slots[J]>::value_type,
+                                   typename node<kept_slots<Prog>::slots[J]>::shape_type>...>;
 };
 
 /// 1 for softmax, 2 for log_softmax, 0 for any other opaque op.
@@ -128,7 +154,9 @@ public:
         d[N] = false;
         return d;
     }();
-    using results_t = typename detail::results_of<Prog, std::make_index_sequence<N>>::type;
+    using results_t =
+        typename detail::results_of<Prog,
+                                    std::make_index_sequence<detail::kept_slots<Prog>::count>>::type;
     /// Whether slot S is an output computed straight into the caller's tensor rather than
     /// materialized first: a softmax/log_softmax used only as an output (detail::softmax_into
     /// writes any contiguous buffer, so into() costs no temporary and no copy). Its one use must
@@ -261,7 +289,7 @@ public:
         if constexpr (node_t::kind == graph::node_kind::input)
             return std::get<node_t::index>(args_);
         else
-            return std::get<S>(results_);
+            return result<S>();
     }
 
     /// Also the matmuls that outputs would compute in their epilogues (for inspection, which
@@ -283,6 +311,16 @@ private:
     const Args& args_;
     results_t results_{};
 
+    /// The tensor kept for materialized slot S (not an input).
+    template <std::size_t S>
+    auto& result() {
+        return std::get<detail::kept_slots<Prog>::index[S]>(results_);
+    }
+    template <std::size_t S>
+    const auto& result() const {
+        return std::get<detail::kept_slots<Prog>::index[S]>(results_);
+    }
+
     template <std::size_t S>
     const auto& node() const {
         return graph::node_of<Prog, S>(nodes_);
@@ -297,21 +335,20 @@ private:
     template <std::size_t S>
     void materialize() {
         using node_t = typename Prog::template node_at<S>;
-        if constexpr (node_t::materialized && !direct_output<S>()) {
-            auto& out = std::get<S>(results_);
+        // (An input is read in place, through tensor<S>().)
+        if constexpr (node_t::materialized && !direct_output<S>() &&
+                      node_t::kind != graph::node_kind::input) {
             constexpr auto ops = Prog::template instr_at<S>::operands;
-            if constexpr (node_t::kind == graph::node_kind::input) {
-                // read in place through tensor<S>()
-            } else if constexpr (node_t::kind == graph::node_kind::captured) {
-                out = node<S>().tensor;
+            if constexpr (node_t::kind == graph::node_kind::captured) {
+                result<S>() = node<S>().tensor;
             } else if constexpr (node_t::kind == graph::node_kind::reduce) {
-                out = reduce<S, ops[0]>();
+                result<S>() = reduce<S, ops[0]>();
             } else if constexpr (node_t::kind == graph::node_kind::matmul) {
                 if constexpr (!deferred[S])
                     materialize_matmul<S>();
             } else {
                 static_assert(node_t::kind == graph::node_kind::opaque);
-                out = opaque<S>();
+                result<S>() = opaque<S>();
             }
         }
     }
@@ -338,7 +375,7 @@ private:
     template <std::size_t S>
     void materialize_matmul() {
         constexpr auto ops = Prog::template instr_at<S>::operands;
-        std::get<S>(results_) =
+        result<S>() =
             staticpy::matmul(operand_tensor<ops[0]>(), operand_tensor<ops[1]>());
     }
 
@@ -456,7 +493,7 @@ private:
         using T = typename node::value_type;
         static_assert(Out::rank == 2,
                       "staticpy: RuntimeError: into(): the output's rank is not the result's");
-        using m_tensor = std::remove_cvref_t<decltype(std::get<M>(results_))>;
+        using m_tensor = std::remove_cvref_t<decltype(result<M>())>;
         const auto s = shape_of<R>();
         if (!std::equal(s.sizes().begin(), s.sizes().end(), out.sizes().begin(), out.sizes().end()))
             throw RuntimeError("jit into(): the output has shape " + repr(out.shape()) +
@@ -471,7 +508,7 @@ private:
         const std::int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
         if (k != b.sizes()[0] || m == 0 || n == 0 || k == 0 || s.sizes()[0] != m ||
             s.sizes()[1] != n || own_alias) {
-            std::get<M>(results_) = staticpy::matmul(a, b);
+            result<M>() = staticpy::matmul(a, b);
             if (own_alias) {
                 Tensor<T, typename node::shape_type> full(s);
                 store<R>(full);
@@ -484,11 +521,11 @@ private:
         const typename m_tensor::shape_type product_shape(
             typename m_tensor::shape_type::sizes_type{m, n});
         if (!shares_memory && out.strides()[1] == 1 && out.strides()[0] == n)
-            std::get<M>(results_) =
+            result<M>() =
                 m_tensor(out.storage(), out.storage_offset(), product_shape, out.strides());
         else
-            std::get<M>(results_) = m_tensor(product_shape);
-        auto& c = std::get<M>(results_);
+            result<M>() = m_tensor(product_shape);
+        auto& c = result<M>();
         kernel_t<R> kern;
         // Each leaf's strides over the whole output; a block starts at its (i0, j0).
         const auto strides =
