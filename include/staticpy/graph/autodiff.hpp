@@ -305,34 +305,57 @@ auto sweep(const Ptrs& nodes, const CTs& cts) {
     }
 }
 
-template <class F, class Acc>
-auto fold_slots(const F&, const Acc& acc) {
+/// Each slot's K where its node is grad_input<Tag, K>, Prog::size where it is no grad input.
+template <class Prog, class Tag>
+inline constexpr auto grad_input_slots = []<std::size_t... S>(std::index_sequence<S...>) {
+    auto index_of = []<std::size_t I>(std::integral_constant<std::size_t, I>) {
+        using node = typename Prog::template node_at<I>;
+        if constexpr (is_grad_input_of<node, Tag>::value)
+            return grad_input_index<node>::value;
+        else
+            return Prog::size;
+    };
+    return std::array<std::size_t, Prog::size>{
+        index_of(std::integral_constant<std::size_t, S>{})...};
+}(std::make_index_sequence<Prog::size>{});
+
+/// The slots of grad_input<Tag, K> (several where the exact numbering keeps copies apart), in
+/// slot order.
+template <std::size_t K, class Prog, class Tag>
+inline constexpr std::size_t input_slot_count = [] {
+    std::size_t n = 0;
+    for (std::size_t k : grad_input_slots<Prog, Tag>)
+        n += k == K;
+    return n;
+}();
+template <std::size_t K, class Prog, class Tag>
+inline constexpr auto input_slots = [] {
+    std::array<std::size_t, input_slot_count<K, Prog, Tag>> a{};
+    std::size_t n = 0;
+    for (std::size_t s = 0; s < Prog::size; ++s)
+        if (grad_input_slots<Prog, Tag>[s] == K)
+            a[n++] = s;
+    return a;
+}();
+
+template <class Acc>
+auto accumulate_all(const Acc& acc) {
     return acc;
 }
-template <class F, class Acc, class S, class... Rest>
-auto fold_slots(const F& f, const Acc& acc, S s, Rest... rest) {
-    return fold_slots(f, f(s, acc), rest...);
+template <class Acc, class First, class... Rest>
+auto accumulate_all(const Acc& acc, const First& first, const Rest&... rest) {
+    return accumulate_all(accumulate(acc, first), rest...);
 }
 
+/// The cotangent of grad_input<Tag, K>: the sum of its slots' (visited from the marked slots
+/// alone, not from every slot of the program: each slot visited is an instantiation).
 template <std::size_t K, class Prog, class Tag, class CTs>
 auto cotangent_of_input(const CTs& cts) {
-    return [&]<std::size_t... S>(std::index_sequence<S...>) {
-        no_cotangent none;
-        auto add_slot = [&]<std::size_t Sl>(std::integral_constant<std::size_t, Sl>,
-                                            const auto& acc) {
-            using node = typename Prog::template node_at<Sl>;
-            if constexpr (is_grad_input_of<node, Tag>::value) {
-                if constexpr (grad_input_index<node>::value == K)
-                    return accumulate(acc, slot_get<Sl>(cts));
-                else
-                    return acc;
-            } else {
-                return acc;
-            }
-        };
-        return fold_slots(add_slot, none, std::integral_constant<std::size_t, S>{}...);
+    constexpr auto& slots = input_slots<K, Prog, Tag>;
+    return [&]<std::size_t... J>(std::index_sequence<J...>) {
+        return accumulate_all(no_cotangent{}, slot_get<slots[J]>(cts)...);
     }
-    (std::make_index_sequence<Prog::size>{});
+    (std::make_index_sequence<slots.size()>{});
 }
 
 } // namespace detail
