@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticpy/core/selection.hpp"
 #include "staticpy/graph/node.hpp"
 
 namespace staticpy::graph {
@@ -347,54 +348,25 @@ struct region {
         return m;
     }();
     /// A member read from memory: a materialized node (the root itself when it is one).
-    static constexpr bool is_leaf(std::size_t s) { return member[s] && Prog::materialized[s]; }
-    static constexpr std::size_t leaf_count = [] {
-        std::size_t n = 0;
+    static constexpr std::array<bool, N> leaf = [] {
+        std::array<bool, N> l{};
         for (std::size_t s = 0; s < N; ++s)
-            n += is_leaf(s);
-        return n;
+            l[s] = member[s] && Prog::materialized[s];
+        return l;
     }();
+    static constexpr bool is_leaf(std::size_t s) { return leaf[s]; }
+    static constexpr std::size_t leaf_count = selection::count(leaf);
     /// Leaf slot s's position among the leaves (the loop nest's operand index).
-    static constexpr std::array<std::size_t, N + 1> leaf_index = [] {
-        std::array<std::size_t, N + 1> a{};
-        std::size_t n = 0;
-        for (std::size_t s = 0; s < N; ++s)
-            a[s] = is_leaf(s) ? n++ : 0;
-        return a;
-    }();
+    static constexpr std::array<std::size_t, N + 1> leaf_index = selection::ranks(leaf);
     /// The leaf slots, in slot order: leaf_slots[leaf_index[s]] == s. Code that visits the
     /// leaves visits these, not every slot of the program testing is_leaf: a region has a few
     /// leaves, a program a hundred slots, and each slot visited is a function instantiated.
-    static constexpr auto leaf_slots = [] {
-        std::array<std::size_t, leaf_count> a{};
-        for (std::size_t s = 0; s < N; ++s)
-            if (is_leaf(s))
-                a[leaf_index[s]] = s;
-        return a;
-    }();
-    static constexpr std::size_t member_count = [] {
-        std::size_t n = 0;
-        for (std::size_t s = 0; s < N; ++s)
-            n += member[s];
-        return n;
-    }();
+    static constexpr auto leaf_slots = selection::chosen<leaf_count>(leaf);
     /// The member slots in slot order (operands before their users), and each member's position
     /// among them: a kernel keeps its values by that position.
-    static constexpr auto members = [] {
-        std::array<std::size_t, member_count> a{};
-        std::size_t n = 0;
-        for (std::size_t s = 0; s < N; ++s)
-            if (member[s])
-                a[n++] = s;
-        return a;
-    }();
-    static constexpr std::array<std::size_t, N + 1> member_index = [] {
-        std::array<std::size_t, N + 1> a{};
-        std::size_t n = 0;
-        for (std::size_t s = 0; s < N; ++s)
-            a[s] = member[s] ? n++ : 0;
-        return a;
-    }();
+    static constexpr std::size_t member_count = selection::count(member);
+    static constexpr auto members = selection::chosen<member_count>(member);
+    static constexpr std::array<std::size_t, N + 1> member_index = selection::ranks(member);
 };
 
 /// How many times slot S is used as an operand, plus once per output that is S.

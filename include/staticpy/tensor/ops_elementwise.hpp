@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "staticpy/core/constant.hpp"
+#include "staticpy/core/selection.hpp"
 #include "staticpy/kernels/elementwise.hpp"
 #include "staticpy/tensor/broadcast.hpp"
 #include "staticpy/tensor/functors.hpp"
@@ -134,15 +135,9 @@ template <class F, class Compute, class Result, class... Args>
 struct elementwise_kernel {
     static constexpr std::size_t arity = sizeof...(Args);
     static constexpr std::array<bool, arity> is_leaf{is_tensor_arg_v<Args>...};
-    static constexpr std::size_t leaves = (std::size_t{is_tensor_arg_v<Args>} + ... + 0);
+    static constexpr std::size_t leaves = selection::count(is_leaf);
     /// Argument I's position among the leaves.
-    static constexpr std::array<std::size_t, arity + 1> leaf_index = [] {
-        std::array<std::size_t, arity + 1> a{};
-        std::size_t n = 0;
-        for (std::size_t i = 0; i < arity; ++i)
-            a[i] = is_leaf[i] ? n++ : 0;
-        return a;
-    }();
+    static constexpr std::array<std::size_t, arity + 1> leaf_index = selection::ranks(is_leaf);
     using value_type = Result;
     static constexpr int cost = F::cost;
     template <std::size_t I>

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "staticpy/backend/cpu/fused.hpp"
+#include "staticpy/core/selection.hpp"
 #include "staticpy/graph/program.hpp"
 #include "staticpy/kernels/gemm.hpp"
 #include "staticpy/kernels/reduce.hpp"
@@ -40,31 +41,15 @@ namespace detail {
 /// compile time at each std::get.
 template <class Prog>
 struct kept_slots {
-    static constexpr std::size_t N = Prog::size;
-    static constexpr bool kept(std::size_t s) {
-        return Prog::materialized[s] && !Prog::is_input[s];
-    }
-    static constexpr std::size_t count = [] {
-        std::size_t n = 0;
-        for (std::size_t s = 0; s < N; ++s)
-            n += kept(s);
-        return n;
+    static constexpr std::array<bool, Prog::size> kept = [] {
+        std::array<bool, Prog::size> k{};
+        for (std::size_t s = 0; s < Prog::size; ++s)
+            k[s] = Prog::materialized[s] && !Prog::is_input[s];
+        return k;
     }();
-    static constexpr auto slots = [] {
-        std::array<std::size_t, count> a{};
-        std::size_t n = 0;
-        for (std::size_t s = 0; s < N; ++s)
-            if (kept(s))
-                a[n++] = s;
-        return a;
-    }();
-    static constexpr std::array<std::size_t, N + 1> index = [] {
-        std::array<std::size_t, N + 1> a{};
-        std::size_t n = 0;
-        for (std::size_t s = 0; s < N; ++s)
-            a[s] = kept(s) ? n++ : 0;
-        return a;
-    }();
+    static constexpr std::size_t count = selection::count(kept);
+    static constexpr auto slots = selection::chosen<count>(kept);
+    static constexpr std::array<std::size_t, Prog::size + 1> index = selection::ranks(kept);
 };
 template <class Prog, class Seq>
 struct results_of;
