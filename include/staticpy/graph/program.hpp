@@ -273,8 +273,11 @@ namespace detail {
 /// -Wdangling-pointer takes the store for an escape and reports it.
 [[gnu::noinline]] inline void record_at(const void*& slot, const void* node) { slot = node; }
 
-template <class Final, class Ptrs, class Node>
-void collect_by_type(const Node& n, Ptrs& ptrs, bool& equal) {
+/// ptrs is the first of Final's node pointers. A plain pointer, not the std::array: these
+/// functions are the same code for programs of different sizes, and once g++ 12 has folded two
+/// of them into one, its -Warray-bounds takes the smaller program's array for the larger one's.
+template <class Final, class Node>
+void collect_by_type(const Node& n, const void** ptrs, bool& equal) {
     const void*& slot = ptrs[find_node<Node, Final>::value];
     if constexpr (!contains_payload_v<Node>) {
         if (slot != nullptr)
@@ -288,11 +291,11 @@ void collect_by_type(const Node& n, Ptrs& ptrs, bool& equal) {
     record_at(slot, &n);
 }
 
-template <class Final, class Prog, class Ptrs, class Node>
-void collect_exact(const Node& n, Ptrs& ptrs, bool& equal);
+template <class Final, class Prog, class Node>
+void collect_exact(const Node& n, const void** ptrs, bool& equal);
 
-template <class Final, class Prog, std::size_t I, class Ptrs, class... Cs>
-void collect_exact_children(const std::tuple<Cs...>& children, Ptrs& ptrs, bool& equal) {
+template <class Final, class Prog, std::size_t I, class... Cs>
+void collect_exact_children(const std::tuple<Cs...>& children, const void** ptrs, bool& equal) {
     if constexpr (I < sizeof...(Cs)) {
         const auto& c = std::get<I>(children);
         collect_exact<Final, Prog>(c, ptrs, equal);
@@ -304,8 +307,8 @@ void collect_exact_children(const std::tuple<Cs...>& children, Ptrs& ptrs, bool&
 
 /// The run-time mirror of the exact numbering number<Node, Prog, false>, where a node with a
 /// payload under it gets slots of its own at each visit.
-template <class Final, class Prog, class Ptrs, class Node>
-void collect_exact(const Node& n, Ptrs& ptrs, bool& equal) {
+template <class Final, class Prog, class Node>
+void collect_exact(const Node& n, const void** ptrs, bool& equal) {
     if constexpr (!contains_payload_v<Node>) {
         collect_by_type<Final>(n, ptrs, equal);
     } else {
@@ -321,10 +324,10 @@ template <class Final, bool Speculative, class... Roots>
 node_pointers_t<Final> collect_nodes(bool& equal, const Roots&... roots) {
     node_pointers_t<Final> ptrs{};
     if constexpr (Speculative)
-        (detail::collect_by_type<Final>(roots, ptrs, equal), ...);
+        (detail::collect_by_type<Final>(roots, ptrs.data(), equal), ...);
     else
         detail::collect_exact_children<Final, program<>, 0>(std::tuple<const Roots&...>(roots...),
-                                                            ptrs, equal);
+                                                            ptrs.data(), equal);
     return ptrs;
 }
 
