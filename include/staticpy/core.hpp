@@ -10,6 +10,7 @@
 #include "staticpy/core/fixed_string.hpp"
 #include "staticpy/core/generator.hpp"
 #include "staticpy/core/index.hpp"
+#include "staticpy/core/indexed.hpp"
 #include "staticpy/core/print.hpp"
 #include "staticpy/core/repr.hpp"
 #include "staticpy/core/selection.hpp"

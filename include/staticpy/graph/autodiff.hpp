@@ -24,6 +24,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticpy/core/indexed.hpp"
 #include "staticpy/graph/node.hpp"
 #include "staticpy/graph/program.hpp"
 #include "staticpy/graph/tracer.hpp"
@@ -90,40 +91,28 @@ inline constexpr auto depends_on_inputs = [] {
     return d;
 }();
 
-/// The cotangents of a program's slots during the sweep, one member per slot (no_cotangent where
-/// none has arrived yet). A plain aggregate rather than a std::tuple: the sweep builds a new one
-/// for every contribution, and std::tuple's constrained constructors check every element type
-/// each time (for LeNet's backward graph that was two minutes of the compiler's time).
-template <std::size_t I, class T>
-struct slot_value {
-    T value;
-};
-template <class Seq, class... Ts>
-struct slot_values;
-template <std::size_t... I, class... Ts>
-struct slot_values<std::index_sequence<I...>, Ts...> : slot_value<I, Ts>... {};
-
-/// Slot I's cotangent, and its type.
-template <std::size_t I, class T>
-const T& slot_get(const slot_value<I, T>& s) {
-    return s.value;
-}
+/// The cotangents of a program's slots during the sweep, one element per slot (no_cotangent where
+/// none has arrived yet): an indexed::pack, a plain aggregate rather than a std::tuple. The sweep
+/// builds a new one for every contribution, and std::tuple's constrained constructors check
+/// every element type each time (for LeNet's backward graph that was two minutes of the
+/// compiler's time).
 template <std::size_t I, class CTs>
-using slot_type_t = std::remove_cvref_t<decltype(slot_get<I>(std::declval<const CTs&>()))>;
+using slot_type_t = indexed::type_at<I, CTs>;
 
 template <std::size_t J, std::size_t I, class V, class CTs>
 const auto& new_or_kept(const V& v, const CTs& cts) {
     if constexpr (J == I)
         return v;
     else
-        return slot_get<J>(cts);
+        return indexed::get<J>(cts);
 }
 
 /// The cotangents with slot I's replaced by v.
 template <std::size_t I, class V, std::size_t... J, class... Ts>
-auto replace_at(const slot_values<std::index_sequence<J...>, Ts...>& cts, const V& v) {
-    using result = slot_values<std::index_sequence<J...>, std::conditional_t<J == I, V, Ts>...>;
-    return result{slot_value<J, std::conditional_t<J == I, V, Ts>>{new_or_kept<J, I>(v, cts)}...};
+auto replace_at(const indexed::pack_of<std::index_sequence<J...>, Ts...>& cts, const V& v) {
+    using result = indexed::pack<std::conditional_t<J == I, V, Ts>...>;
+    return result{
+        indexed::element<J, std::conditional_t<J == I, V, Ts>>{new_or_kept<J, I>(v, cts)}...};
 }
 
 /// a + b, where either may be no_cotangent.
@@ -277,7 +266,7 @@ auto pass_to_operands(const Node& n, const CT& ct, const CTs& cts) {
             if constexpr (std::is_same_v<decltype(c), no_cotangent>) {
                 return pass_to_operands<Prog, Tag, S, K + 1>(n, ct, cts);
             } else {
-                auto next = replace_at<op>(cts, accumulate(slot_get<op>(cts), c));
+                auto next = replace_at<op>(cts, accumulate(indexed::get<op>(cts), c));
                 return pass_to_operands<Prog, Tag, S, K + 1>(n, ct, next);
             }
         } else {
@@ -300,7 +289,7 @@ auto sweep(const Ptrs& nodes, const CTs& cts) {
             return sweep<Prog, Tag, s>(nodes, cts);
         } else {
             return sweep<Prog, Tag, s>(nodes, pass_to_operands<Prog, Tag, s, 0>(
-                                                  node_of<Prog, s>(nodes), slot_get<s>(cts), cts));
+                                                  node_of<Prog, s>(nodes), indexed::get<s>(cts), cts));
         }
     }
 }
@@ -353,7 +342,7 @@ template <std::size_t K, class Prog, class Tag, class CTs>
 auto cotangent_of_input(const CTs& cts) {
     constexpr auto& slots = input_slots<K, Prog, Tag>;
     return [&]<std::size_t... J>(std::index_sequence<J...>) {
-        return accumulate_all(no_cotangent{}, slot_get<slots[J]>(cts)...);
+        return accumulate_all(no_cotangent{}, indexed::get<slots[J]>(cts)...);
     }
     (std::make_index_sequence<slots.size()>{});
 }
@@ -372,8 +361,7 @@ auto backprop(const Out& out, const Seed& seed) {
     bool equal = true;
     const auto nodes = collect_nodes<P, false>(equal, out);
     auto start = [&]<std::size_t... S>(std::index_sequence<S...>) {
-        using none = detail::slot_values<std::index_sequence<S...>,
-                                         std::conditional_t<true, no_cotangent, int_<S>>...>;
+        using none = indexed::pack<std::conditional_t<true, no_cotangent, int_<S>>...>;
         return detail::replace_at<root>(none{}, seed);
     }
     (std::make_index_sequence<P::size>{});

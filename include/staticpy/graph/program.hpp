@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticpy/core/indexed.hpp"
 #include "staticpy/core/selection.hpp"
 #include "staticpy/graph/node.hpp"
 
@@ -50,30 +51,13 @@ constexpr std::array<bool, W> operand_reads() {
 }
 } // namespace detail
 
-namespace detail {
-/// The I-th type of a pack in one step: a class deriving from indexed_type<I, T> for each
-/// (I, T), from which pick_indexed<I> deduces T. std::tuple_element peels three types per
-/// instantiation, each naming the rest of the pack: over a program of a hundred instructions,
-/// asked for each slot, that is thousands of instantiations of huge types.
-template <std::size_t I, class T>
-struct indexed_type {
-    using type = T;
-};
-template <class Seq, class... T>
-struct type_index;
-template <std::size_t... I, class... T>
-struct type_index<std::index_sequence<I...>, T...> : indexed_type<I, T>... {};
-template <std::size_t I, class T>
-indexed_type<I, T> pick_indexed(const indexed_type<I, T>&); // declared only: for decltype
-} // namespace detail
-
 template <class... Instrs>
 struct program {
     static constexpr std::size_t size = sizeof...(Instrs);
-    using instr_index = detail::type_index<std::index_sequence_for<Instrs...>, Instrs...>;
+    /// The S-th instruction, picked in one step (core/indexed.hpp), not by std::tuple_element's
+    /// recursion over a hundred instructions.
     template <std::size_t S>
-    using instr_at =
-        typename decltype(detail::pick_indexed<S>(std::declval<const instr_index&>()))::type;
+    using instr_at = indexed::type_at<S, indexed::pack<Instrs...>>;
     template <std::size_t S>
     using node_at = typename instr_at<S>::node;
     static constexpr std::array<bool, sizeof...(Instrs) + 1> materialized{

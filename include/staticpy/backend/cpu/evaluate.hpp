@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "staticpy/backend/cpu/fused.hpp"
+#include "staticpy/core/indexed.hpp"
 #include "staticpy/core/selection.hpp"
 #include "staticpy/graph/program.hpp"
 #include "staticpy/kernels/gemm.hpp"
@@ -36,9 +37,9 @@ namespace staticpy::backend::cpu {
 namespace detail {
 
 /// The slots whose tensors the evaluator keeps (materialized nodes other than inputs: the
-/// inputs are the arguments themselves), and each one's position among them. The results are a
-/// tuple of those few, not of every slot of the program: a tuple of a hundred types costs
-/// compile time at each std::get.
+/// inputs are the arguments themselves), and each one's position among them. The results are an
+/// indexed::pack of those few, not a tuple of every slot of the program: a tuple of a hundred
+/// types costs compile time at each std::get.
 template <class Prog>
 struct kept_slots {
     static constexpr std::array<bool, Prog::size> kept = [] {
@@ -57,8 +58,8 @@ template <class Prog, std::size_t... J>
 struct results_of<Prog, std::index_sequence<J...>> {
     template <std::size_t S>
     using node = typename Prog::template node_at<S>;
-    using type = std::tuple<Tensor<typename node<kept_slots<Prog>::slots[J]>::value_type,
-                                   typename node<kept_slots<Prog>::slots[J]>::shape_type>...>;
+    using type = indexed::pack<Tensor<typename node<kept_slots<Prog>::slots[J]>::value_type,
+                                      typename node<kept_slots<Prog>::slots[J]>::shape_type>...>;
 };
 
 /// 1 for softmax, 2 for log_softmax, 0 for any other opaque op.
@@ -299,11 +300,11 @@ private:
     /// The tensor kept for materialized slot S (not an input).
     template <std::size_t S>
     auto& result() {
-        return std::get<detail::kept_slots<Prog>::index[S]>(results_);
+        return indexed::get<detail::kept_slots<Prog>::index[S]>(results_);
     }
     template <std::size_t S>
     const auto& result() const {
-        return std::get<detail::kept_slots<Prog>::index[S]>(results_);
+        return indexed::get<detail::kept_slots<Prog>::index[S]>(results_);
     }
 
     template <std::size_t S>
@@ -562,7 +563,7 @@ private:
         for_each_leaf<Root>([&](auto leaf) {
             constexpr std::size_t l = kernel_t<Root>::region::leaf_index[leaf()];
             const auto& t = tensor<leaf()>();
-            std::get<l>(k.data) = t.data();
+            indexed::get<l>(k.data) = t.data();
             strides[l] = kernels::broadcast_strides(t.sizes(), t.strides(), sizes);
         });
         return strides;

@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticpy/core/indexed.hpp"
 #include "staticpy/graph/program.hpp"
 #include "staticpy/kernels/elementwise.hpp"
 
@@ -89,7 +90,7 @@ struct region_kernel {
     struct pointers_of;
     template <std::size_t... J>
     struct pointers_of<std::index_sequence<J...>> {
-        using type = std::tuple<const slot_value_t<Prog, region::leaf_slots[J]>*...>;
+        using type = indexed::pack<const slot_value_t<Prog, region::leaf_slots[J]>*...>;
     };
     using pointers_t = typename pointers_of<leaf_sequence>::type;
 
@@ -102,12 +103,12 @@ struct region_kernel {
     struct values_of;
     template <template <std::size_t> class Value, std::size_t... J>
     struct values_of<Value, std::index_sequence<J...>> {
-        using type = std::tuple<Value<region::members[J]>...>;
+        using type = indexed::pack<Value<region::members[J]>...>;
     };
     /// Member slot S's value in v.
     template <std::size_t S, class Values>
     static constexpr auto& value_at(Values& v) {
-        return std::get<region::member_index[S]>(v);
+        return indexed::get<region::member_index[S]>(v);
     }
 
     template <std::size_t S>
@@ -164,7 +165,7 @@ struct region_kernel {
             v,
             [&](auto s) {
                 constexpr std::size_t l = region::leaf_index[s()];
-                return std::get<l>(data)[off[l]];
+                return indexed::get<l>(data)[off[l]];
             },
             [&](auto s) { return number_value<s()>(); },
             [](auto s, auto i, const auto& x) {
@@ -196,7 +197,7 @@ struct region_kernel {
                 v,
                 [&](auto s) {
                     constexpr std::size_t l = region::leaf_index[s()];
-                    const value_type* p = std::get<l>(ptrs) + off[l];
+                    const value_type* p = indexed::get<l>(ptrs) + off[l];
                     if constexpr (AllUnit)
                         return batch::load_unaligned(p);
                     else

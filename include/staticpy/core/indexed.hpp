@@ -1,0 +1,49 @@
+#pragma once
+// A pack of values, each reached by its position in one step: a class deriving from
+// element<I, T> for each position I, from which get<I> and type_at<I> deduce T by overload
+// resolution. std::tuple's get and tuple_element instead recurse over the pack (libstdc++ 12
+// peels three types per instantiation, each naming the rest of the pack), and its constrained
+// constructors check every element type whenever one is built; over a graph program's hundred
+// slots, asked once per slot, that was minutes of the compiler's time.
+//
+//   indexed::pack<int, double> p{{1}, {2.5}};
+//   indexed::get<1>(p)                     // 2.5
+//   indexed::type_at<0, decltype(p)>       // int
+
+#include <cstddef>
+#include <utility>
+
+namespace staticpy::indexed {
+
+template <std::size_t I, class T>
+struct element {
+    using type = T;
+    T value;
+};
+
+template <class Seq, class... T>
+struct pack_of;
+/// An aggregate: built as pack_of<...>{element<I, T>{v}...} or value-initialized.
+template <std::size_t... I, class... T>
+struct pack_of<std::index_sequence<I...>, T...> : element<I, T>... {};
+
+template <class... T>
+using pack = pack_of<std::index_sequence_for<T...>, T...>;
+
+template <std::size_t I, class T>
+constexpr T& get(element<I, T>& e) {
+    return e.value;
+}
+template <std::size_t I, class T>
+constexpr const T& get(const element<I, T>& e) {
+    return e.value;
+}
+
+template <std::size_t I, class T>
+element<I, T> element_at(const element<I, T>&); // declared only: for decltype
+
+/// The type at position I of a pack.
+template <std::size_t I, class Pack>
+using type_at = typename decltype(indexed::element_at<I>(std::declval<const Pack&>()))::type;
+
+} // namespace staticpy::indexed
