@@ -95,6 +95,32 @@ TEST_CASE("gemm: products large enough to run on several threads", "[gemm]") {
     check_product<double>(97, 101, 103, false, true, 1);
 }
 
+TEST_CASE("gemm: thin products of operands unit-stride along K (dot products)", "[gemm]") {
+    // A row-major, B column-major (A B^T of two row-major matrices) with a side of at most 32:
+    // a convolution's weight gradient. Edge tiles in both directions, K with and without a tail
+    // shorter than a SIMD batch, padded leading dimensions.
+    const std::int64_t shapes[][3] = {{6, 25, 2352}, {16, 150, 200}, {33, 5, 70},
+                                      {3, 3, 64},    {5, 7, 71},     {32, 40, 100}};
+    for (const auto& s : shapes)
+        for (std::int64_t pad : {0, 3}) {
+            check_product<float>(s[0], s[1], s[2], false, true, pad);
+            check_product<double>(s[0], s[1], s[2], false, true, pad);
+        }
+    check_product<float>(30, 200, 3000, false, true, 0); // threaded
+}
+
+TEST_CASE("gemm: few rows read a row-major B in place", "[gemm]") {
+    // At most one micro-tile row: B is not packed, except its ragged last panel. Several column
+    // blocks (N > 4096), K blocks, and N below one panel.
+    const std::int64_t shapes[][3] = {
+        {6, 1000, 25}, {4, 4200, 30}, {8, 333, 800}, {1, 5, 9}, {3, 17, 400}};
+    for (const auto& s : shapes)
+        for (std::int64_t pad : {0, 2}) {
+            check_product<float>(s[0], s[1], s[2], false, false, pad);
+            check_product<double>(s[0], s[1], s[2], true, false, pad);
+        }
+}
+
 TEST_CASE("gemm: M or N zero writes nothing", "[gemm]") {
     float a[4] = {1, 2, 3, 4}, b[4] = {1, 2, 3, 4}, c[4] = {7, 7, 7, 7};
     int calls = 0;
@@ -120,9 +146,9 @@ namespace {
 
 /// Runs gemm with an epilogue that records every block and the values it sees.
 template <class T>
-void check_epilogue(std::int64_t M, std::int64_t N, std::int64_t K) {
-    CAPTURE(M, N, K);
-    strided<T> a(M, K, false, 0, 3), b(K, N, false, 0, 4);
+void check_epilogue(std::int64_t M, std::int64_t N, std::int64_t K, bool tb = false) {
+    CAPTURE(M, N, K, tb);
+    strided<T> a(M, K, false, 0, 3), b(K, N, tb, 0, 4);
     std::vector<T> c(static_cast<std::size_t>(M * N), T(-1));
     std::vector<int> seen(static_cast<std::size_t>(M * N), 0);
     std::vector<T> at_epilogue(static_cast<std::size_t>(M * N), T(0));
@@ -168,7 +194,10 @@ TEST_CASE("gemm: the epilogue covers C once, with final values", "[gemm][epilogu
     check_epilogue<float>(160, 130, 120); // large enough for the CBLAS path when it is built in
     check_epilogue<double>(61, 67, 300);
     check_epilogue<std::int32_t>(9, 10, 11);
-    check_epilogue<float>(6, 7, 0); // K = 0: zeros, epilogue still called
+    check_epilogue<float>(6, 7, 0);            // K = 0: zeros, epilogue still called
+    check_epilogue<float>(6, 25, 700, true);   // dot products
+    check_epilogue<float>(30, 200, 900, true); // dot products, threaded
+    check_epilogue<float>(5, 300, 40);         // B read in place
 }
 
 TEST_CASE("gemm: an exception from the epilogue reaches the caller", "[gemm][epilogue]") {

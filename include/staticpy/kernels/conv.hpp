@@ -7,10 +7,12 @@
 //   weight grad    dW[o, r]    = sum_(n, p) g[n, o, p] col[r, (n, p)]
 //
 // where r runs over one group's (input channel, kernel row, kernel column) and p over the output
-// positions. The column matrix holds a chunk of images side by side ([patch, images x positions]),
-// so one GEMM covers the chunk: LeNet's first layer, per image a product of 6 x 25 x 784, becomes
-// one product 6 x 25 x (64 x 784) per batch, which the GEMM blocks and threads well. Chunks bound
-// the column matrix's memory (col_budget_bytes) for large images.
+// positions. The batch is cut into tasks of a few images; a task's column matrix holds its images
+// side by side ([patch, images x positions]), so one GEMM covers the task (LeNet's first layer:
+// 6 x 25 x (3 x 784) rather than three products of 6 x 25 x 784), and is small enough
+// (col_budget_bytes) to be still in L2 when the GEMM reads what im2col wrote. The tasks run on
+// the threads; where there are fewer tasks than that (large images), they run one after the
+// other and the GEMM inside each is threaded instead.
 //
 // The forward GEMM's epilogue moves each finished block of the product from the column order
 // (o, (n, p)) to NCHW while it is still in cache, adding the bias and applying an activation on
@@ -24,7 +26,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <type_traits>
 
 #include "staticpy/kernels/gemm.hpp"
 #include "staticpy/kernels/parallel.hpp"
@@ -50,16 +52,50 @@ struct conv2d_geometry {
 
 namespace conv_detail {
 
-/// The column matrix of one chunk stays below this size (a few images' worth for large ones).
-inline constexpr std::int64_t col_budget_bytes = std::int64_t{32} << 20;
+/// A task's column matrix stays below this size, so that it is still in L2 (1 MB a core here)
+/// when the GEMM reads it: a few images of LeNet's size, one of a large one.
+inline constexpr std::int64_t col_budget_bytes = std::int64_t{256} << 10;
+/// The weight gradient sums the tasks' products in at most this many partial sums (each a run of
+/// consecutive tasks), added in order at the end: the same sums whatever the number of threads.
+inline constexpr int weight_partials = 8;
 
-/// Images per chunk: as many as fit the budget, at least one.
+/// The convolution's working matrices (column matrix, product, gathered gradient): per thread,
+/// reused from call to call and never cleared, since every element is written before it is read.
+/// A std::vector would allocate and zero them at every call.
 template <class T>
-std::int64_t chunk_images(const conv2d_geometry& geo) {
+T* work_buffer(int which, std::int64_t count) {
+    thread_local gemm_detail::scratch buffers[4];
+    return static_cast<T*>(buffers[which].get(static_cast<std::size_t>(count) * sizeof(T)));
+}
+
+/// How the batch is cut into tasks and run: `tasks` tasks of `images` images (the last one
+/// fewer), on `threads` threads.
+struct batch_split {
+    std::int64_t images = 1;
+    int tasks = 0;
+    int threads = 1;
+
+    [[nodiscard]] std::int64_t first(int task) const { return task * images; }
+    [[nodiscard]] std::int64_t count(int task, std::int64_t batch) const {
+        return std::min(images, batch - first(task));
+    }
+};
+
+template <class T>
+batch_split split_batch(const conv2d_geometry& geo) {
+    batch_split s;
     const std::int64_t per_image =
         std::max<std::int64_t>(1, geo.patch() * geo.positions() * std::int64_t{sizeof(T)});
-    return std::clamp<std::int64_t>(col_budget_bytes / per_image, 1,
-                                    std::max<std::int64_t>(1, geo.batch));
+    constexpr std::int64_t max_tasks = std::int64_t{1} << 30;
+    s.images = std::clamp<std::int64_t>(col_budget_bytes / per_image, 1,
+                                        std::max<std::int64_t>(1, geo.batch));
+    s.images = std::max(s.images, (geo.batch + max_tasks - 1) / max_tasks);
+    s.tasks = static_cast<int>((geo.batch + s.images - 1) / s.images);
+    const int threads =
+        threads_for(geo.batch * geo.groups * geo.patch() * geo.positions() * geo.group_out());
+    // Too few tasks to share evenly: one after the other, each GEMM threaded.
+    s.threads = s.tasks >= 2 * threads ? threads : 1;
+    return s;
 }
 
 /// The output columns [lo, hi) whose input column ow * stride - pad + offset lies in [0, size).
@@ -70,6 +106,38 @@ inline void valid_range(std::int64_t out, std::int64_t stride, std::int64_t star
     hi = start >= size ? 0 : (size - start + stride - 1) / stride;
     lo = std::min(lo, out);
     hi = std::clamp(hi, lo, out);
+}
+
+/// out[0, n) = in[0, n), or zeros where in is null, inline: the runs are parts of an output row
+/// (LeNet's second layer: 10 values; the padding: 2), for which a call to memmove or memset
+/// (what std::copy and std::fill become) costs more than the copy. Whole SIMD batches, the last
+/// one overlapping the one before; 128-bit ones for runs shorter than a batch.
+template <class T>
+inline void write_run(const T* __restrict in, std::int64_t n, T* __restrict out) {
+#if STATICPY_HAS_XSIMD
+    if constexpr (gemm_detail::is_simd_real<T> && gemm_detail::xsimd_usable) {
+        const auto batches = [&]<class V>(std::type_identity<V>) {
+            constexpr std::int64_t W = V::size;
+            const auto at = [&](std::int64_t i) {
+                (in != nullptr ? V::load_unaligned(in + i) : V(T(0))).store_unaligned(out + i);
+            };
+            std::int64_t i = 0;
+            for (; i + W <= n; i += W)
+                at(i);
+            if (i < n)
+                at(n - W);
+        };
+        using Full = xsimd::batch<T>;
+        using Half = xsimd::make_sized_batch_t<T, 16 / sizeof(T)>;
+        if (n >= std::int64_t{Full::size})
+            return batches(std::type_identity<Full>{});
+        if constexpr (!std::is_void_v<Half>)
+            if (n >= std::int64_t{Half::size})
+                return batches(std::type_identity<Half>{});
+    }
+#endif
+    for (std::int64_t i = 0; i < n; ++i)
+        out[i] = in != nullptr ? in[i] : T(0);
 }
 
 /// col[r, (i, p)] for images [n0, n0 + count) of group `group` of x (contiguous NCHW), with the
@@ -95,17 +163,17 @@ void im2col(const conv2d_geometry& geo, const T* x, std::int64_t n0, std::int64_
                 for (std::int64_t oh = 0; oh < geo.out_h; ++oh, out += geo.out_w) {
                     const std::int64_t ih = oh * geo.stride_h + row_start;
                     if (ih < 0 || ih >= geo.height) {
-                        std::fill(out, out + geo.out_w, T(0));
+                        write_run<T>(nullptr, geo.out_w, out);
                         continue;
                     }
                     const T* in = plane + ih * geo.width + col_start;
-                    std::fill(out, out + w_lo, T(0));
+                    write_run<T>(nullptr, w_lo, out);
                     if (geo.stride_w == 1)
-                        std::copy(in + w_lo, in + w_hi, out + w_lo);
+                        write_run(in + w_lo, w_hi - w_lo, out + w_lo);
                     else
                         for (std::int64_t ow = w_lo; ow < w_hi; ++ow)
                             out[ow] = in[ow * geo.stride_w];
-                    std::fill(out + w_hi, out + geo.out_w, T(0));
+                    write_run<T>(nullptr, geo.out_w - w_hi, out + w_hi);
                 }
             }
         }
@@ -180,14 +248,14 @@ void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T*
     const std::int64_t p = geo.positions(), patch = geo.patch(), og = geo.group_out();
     if (geo.batch == 0 || geo.out_channels == 0 || p == 0)
         return;
-    const std::int64_t chunk = chunk_images<T>(geo);
-    std::vector<T> col(static_cast<std::size_t>(patch * p * std::min(chunk, geo.batch)));
-    std::vector<T> product(static_cast<std::size_t>(og * p * std::min(chunk, geo.batch)));
-    for (std::int64_t n0 = 0; n0 < geo.batch; n0 += chunk) {
-        const std::int64_t count = std::min(chunk, geo.batch - n0);
+    const batch_split split = split_batch<T>(geo);
+    parallel_tasks(split.tasks, split.threads, [&](int task) {
+        const std::int64_t n0 = split.first(task), count = split.count(task, geo.batch);
         const std::int64_t cols = count * p;
+        T* col = work_buffer<T>(0, patch * cols);
+        T* product = work_buffer<T>(1, og * cols);
         for (std::int64_t group = 0; group < geo.groups; ++group) {
-            im2col(geo, x, n0, count, group, col.data());
+            im2col(geo, x, n0, count, group, col);
             const std::int64_t o0 = group * og;
             // The finished block [i0, i1) x [j0, j1) of the product goes to NCHW with the bias
             // and the activation while it is in cache.
@@ -195,7 +263,7 @@ void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T*
                                        std::int64_t j1) {
                 for (std::int64_t o = i0; o < i1; ++o) {
                     const T b = bias != nullptr ? bias[o0 + o] : T(0);
-                    const T* src = product.data() + o * cols;
+                    const T* src = product + o * cols;
                     for (std::int64_t j = j0; j < j1;) {
                         const std::int64_t i = j / p, q = j % p;
                         const std::int64_t run = std::min(j1 - j, p - q);
@@ -207,14 +275,14 @@ void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T*
                 }
             };
             if (patch == 0) {
-                std::fill(product.begin(), product.begin() + og * cols, T(0));
+                std::fill(product, product + og * cols, T(0));
                 to_output(0, og, 0, cols);
             } else {
-                gemm<T>(og, cols, patch, w + o0 * patch, patch, 1, col.data(), cols, 1,
-                        product.data(), cols, to_output);
+                gemm<T>(og, cols, patch, w + o0 * patch, patch, 1, col, cols, 1, product, cols,
+                        to_output);
             }
         }
-    }
+    });
 }
 
 /// dx = the gradient of conv2d(x, w) with respect to x, given g (the gradient of its result,
@@ -226,25 +294,24 @@ void conv2d_input_grad(const conv2d_geometry& geo, const T* g, const T* w, T* dx
     const std::int64_t p = geo.positions(), patch = geo.patch(), og = geo.group_out();
     if (geo.batch == 0 || p == 0 || patch == 0)
         return;
-    const std::int64_t chunk = chunk_images<T>(geo);
-    std::vector<T> dcol(static_cast<std::size_t>(patch * p * std::min(chunk, geo.batch)));
-    std::vector<T> gathered(static_cast<std::size_t>(og * p * std::min(chunk, geo.batch)));
-    for (std::int64_t n0 = 0; n0 < geo.batch; n0 += chunk) {
-        const std::int64_t count = std::min(chunk, geo.batch - n0);
+    const batch_split split = split_batch<T>(geo);
+    parallel_tasks(split.tasks, split.threads, [&](int task) {
+        const std::int64_t n0 = split.first(task), count = split.count(task, geo.batch);
         const std::int64_t cols = count * p;
+        T* dcol = work_buffer<T>(0, patch * cols);
+        T* gathered = work_buffer<T>(1, og * cols);
         for (std::int64_t group = 0; group < geo.groups; ++group) {
             const std::int64_t o0 = group * og;
             if (og == 0)
-                std::fill(dcol.begin(), dcol.begin() + patch * cols, T(0));
+                std::fill(dcol, dcol + patch * cols, T(0));
             else {
-                gather_channels(geo, g, n0, count, o0, og, gathered.data());
+                gather_channels(geo, g, n0, count, o0, og, gathered);
                 // dcol [patch, cols] = W_group^T [patch, og] . g [og, cols]
-                gemm<T>(patch, cols, og, w + o0 * patch, 1, patch, gathered.data(), cols, 1,
-                        dcol.data(), cols);
+                gemm<T>(patch, cols, og, w + o0 * patch, 1, patch, gathered, cols, 1, dcol, cols);
             }
-            col2im_add(geo, dcol.data(), n0, count, group, dx);
+            col2im_add(geo, dcol, n0, count, group, dx);
         }
-    }
+    });
 }
 
 /// dw = the gradient of conv2d(x, w) with respect to w, given g; dw ([out_channels, in_channels /
@@ -256,24 +323,38 @@ void conv2d_weight_grad(const conv2d_geometry& geo, const T* g, const T* x, T* d
     std::fill(dw, dw + geo.out_channels * patch, T(0));
     if (geo.batch == 0 || p == 0 || patch == 0 || og == 0)
         return;
-    const std::int64_t chunk = chunk_images<T>(geo);
-    std::vector<T> col(static_cast<std::size_t>(patch * p * std::min(chunk, geo.batch)));
-    std::vector<T> gathered(static_cast<std::size_t>(og * p * std::min(chunk, geo.batch)));
-    std::vector<T> partial(chunk < geo.batch ? static_cast<std::size_t>(og * patch) : 0);
-    for (std::int64_t n0 = 0; n0 < geo.batch; n0 += chunk) {
-        const std::int64_t count = std::min(chunk, geo.batch - n0);
-        const std::int64_t cols = count * p;
-        for (std::int64_t group = 0; group < geo.groups; ++group) {
-            const std::int64_t o0 = group * og;
-            im2col(geo, x, n0, count, group, col.data());
-            gather_channels(geo, g, n0, count, o0, og, gathered.data());
-            // dW_group [og, patch] (+)= g [og, cols] . col^T [cols, patch]
-            T* target = n0 == 0 ? dw + o0 * patch : partial.data();
-            gemm<T>(og, patch, cols, gathered.data(), cols, 1, col.data(), 1, cols, target, patch);
-            if (n0 != 0)
-                for (std::int64_t k = 0; k < og * patch; ++k)
-                    dw[o0 * patch + k] += partial[static_cast<std::size_t>(k)];
+    const batch_split split = split_batch<T>(geo);
+    // Partial sum s covers tasks [tasks * s / slots, tasks * (s + 1) / slots); with one, it is dw.
+    const int slots = std::min(split.tasks, weight_partials);
+    const std::int64_t size = geo.out_channels * patch;
+    T* partials = slots == 1 ? dw : work_buffer<T>(3, slots * size);
+    parallel_tasks(slots, split.threads, [&](int slot) {
+        T* partial = partials + slot * size;
+        const int t0 = split.tasks * slot / slots, t1 = split.tasks * (slot + 1) / slots;
+        for (int task = t0; task < t1; ++task) {
+            const std::int64_t n0 = split.first(task), count = split.count(task, geo.batch);
+            const std::int64_t cols = count * p;
+            T* col = work_buffer<T>(0, patch * cols);
+            T* gathered = work_buffer<T>(1, og * cols);
+            T* product = task == t0 ? nullptr : work_buffer<T>(2, og * patch);
+            for (std::int64_t group = 0; group < geo.groups; ++group) {
+                const std::int64_t o0 = group * og;
+                im2col(geo, x, n0, count, group, col);
+                gather_channels(geo, g, n0, count, o0, og, gathered);
+                // dW_group [og, patch] (+)= g [og, cols] . col^T [cols, patch]
+                T* target = task == t0 ? partial + o0 * patch : product;
+                gemm<T>(og, patch, cols, gathered, cols, 1, col, 1, cols, target, patch);
+                if (task != t0)
+                    for (std::int64_t k = 0; k < og * patch; ++k)
+                        partial[o0 * patch + k] += product[k];
+            }
         }
+    });
+    if (slots > 1) {
+        std::copy(partials, partials + size, dw);
+        for (int slot = 1; slot < slots; ++slot)
+            for (std::int64_t k = 0; k < size; ++k)
+                dw[k] += partials[slot * size + k];
     }
 }
 

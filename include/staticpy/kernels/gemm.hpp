@@ -11,8 +11,10 @@
 //   ic: M in blocks of MC   (a packed MC x KC block of A lives in L2, micro-panels of MR rows)
 //   jr, ir: MR x NR micro-tiles, each an MR x NR register block updated KC times by the kernel.
 // Packing turns any strides (transposed views included) into the unit-stride, aligned streams the
-// kernel wants, and pads edges with zeros so the kernel never needs a remainder loop. A row-major
-// A is the exception: the kernel reads its rows in place (see gemm_serial).
+// kernel wants, and pads edges with zeros so the kernel never needs a remainder loop. The
+// exceptions, where a copy would cost more than it saves (see gemm_serial): a row-major A is read
+// in place, and so is a row-major B when the product has one row of micro-tiles. Thin products
+// whose operands are both unit-stride along K (A B^T) are dot products instead (gemm_dot).
 //
 // Threads split C into disjoint rectangles (a few per thread, taken first come first served), each
 // running the loop nest on its own rectangle with its own packing buffers; no two threads ever
@@ -27,11 +29,9 @@
 // with unit-stride operands go to cblas_sgemm/cblas_dgemm instead.
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <exception>
 #include <limits>
 #include <memory>
 #include <new>
@@ -209,10 +209,12 @@ void pack_b(std::int64_t kc, std::int64_t nc, const T* b, std::int64_t rs, std::
 
 /// The micro-kernel: the MR x NR tile at c (row stride ldc) is set to (accumulate: incremented by)
 /// the product of an A micro-panel (Packed: MR values per k; otherwise MR rows of a row-major A,
-/// lda apart) and a packed B micro-panel, over kc.
+/// lda apart) and a B micro-panel, over kc. B's NR values for each k are consecutive, ldb apart:
+/// NR in a packed panel, B's row stride when B is read in place.
 template <class T, bool Packed>
 inline void micro_kernel(std::int64_t kc, const T* __restrict a, std::int64_t lda,
-                         const T* __restrict b, T* c, std::int64_t ldc, bool accumulate) {
+                         const T* __restrict b, std::int64_t ldb, T* c, std::int64_t ldc,
+                         bool accumulate) {
     using P = blocking<T>;
     constexpr int MR = P::MR;
 #if STATICPY_HAS_XSIMD
@@ -229,7 +231,7 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict a, std::int64_t ld
             V bv[NB];
             STATICPY_GEMM_UNROLL
             for (int j = 0; j < NB; ++j)
-                bv[j] = V::load_aligned(b + j * W);
+                bv[j] = V::load_unaligned(b + j * W);
             STATICPY_GEMM_UNROLL
             for (int r = 0; r < MR; ++r) {
                 const V av(Packed ? a[r] : a[r * lda]);
@@ -238,7 +240,7 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict a, std::int64_t ld
                     acc[r][j] = madd(av, bv[j], acc[r][j]);
             }
             a += Packed ? MR : 1;
-            b += NB * W;
+            b += ldb;
         }
         STATICPY_GEMM_UNROLL
         for (int r = 0; r < MR; ++r)
@@ -259,13 +261,17 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict a, std::int64_t ld
                 for (int j = 0; j < NR; ++j)
                     acc[r][j] += (Packed ? a[r] : a[r * lda]) * b[j];
             a += Packed ? MR : 1;
-            b += NR;
+            b += ldb;
         }
         for (int r = 0; r < MR; ++r)
             for (int j = 0; j < NR; ++j)
                 c[r * ldc + j] = accumulate ? c[r * ldc + j] + acc[r][j] : acc[r][j];
     }
 }
+
+/// Products with at most this many rows read a row-major B in place rather than packing it.
+template <class T>
+inline constexpr std::int64_t direct_b_rows = blocking<T>::MR;
 
 /// The loop nest on one rectangle of C, single-threaded. Called by each thread on its own part.
 template <class T, class Epilogue>
@@ -287,13 +293,21 @@ void gemm_serial(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std
     // hardware prefetchers follow as well as a packed panel, and the copy is saved (10% at the
     // MLP shapes). Only a ragged last panel is packed, to pad it with zeros.
     const bool direct_a = acs == 1;
+    // Row-major B is read in place too when each of its panels serves few micro-tile rows: a
+    // packed panel pays for its copy by being reused from L1 by every row of tiles, and with
+    // one or two rows (a convolution's output channels against a batch's worth of positions:
+    // LeNet's first layer is 6 x 25 x 50176) the copy costs as much as the product. Only a
+    // ragged last panel is packed.
+    const bool direct_b = bcs == 1 && M <= direct_b_rows<T>;
 
     for (std::int64_t jc = 0; jc < N; jc += P::NC) {
         const std::int64_t nc = std::min(P::NC, N - jc);
         for (std::int64_t pc = 0; pc < K; pc += kc_max) {
             const std::int64_t kc = std::min(kc_max, K - pc);
             const bool first = pc == 0, last = pc + kc == K;
-            pack_b<T, NR>(kc, nc, B + pc * brs + jc * bcs, brs, bcs, bp);
+            const T* bblock = B + pc * brs + jc * bcs;
+            if (!direct_b)
+                pack_b<T, NR>(kc, nc, bblock, brs, bcs, bp);
             for (std::int64_t ic = 0; ic < M; ic += P::MC) {
                 const std::int64_t mc = std::min(P::MC, M - ic);
                 const T* ablock = A + ic * ars + pc * acs;
@@ -302,6 +316,14 @@ void gemm_serial(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std
                 for (std::int64_t jr = 0; jr < nc; jr += NR) {
                     const std::int64_t nr = std::min<std::int64_t>(NR, nc - jr);
                     const T* bpanel = bp + jr * kc;
+                    std::int64_t ldb = NR;
+                    if (direct_b && nr == NR) {
+                        bpanel = bblock + jr;
+                        ldb = brs;
+                    } else if (direct_b) {
+                        pack_b<T, NR>(kc, nr, bblock + jr, brs, bcs, bp);
+                        bpanel = bp;
+                    }
                     for (std::int64_t ir = 0; ir < mc; ir += MR) {
                         const std::int64_t mr = std::min<std::int64_t>(MR, mc - ir);
                         T* ct = C + (ic + ir) * ldc + jc + jr;
@@ -309,9 +331,9 @@ void gemm_serial(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std
                         const T* apanel = packed ? ap + (ir - full) * kc : ablock + ir * ars;
                         const auto kernel = [&](T* dst, std::int64_t ld, bool acc) {
                             if (packed)
-                                micro_kernel<T, true>(kc, apanel, 0, bpanel, dst, ld, acc);
+                                micro_kernel<T, true>(kc, apanel, 0, bpanel, ldb, dst, ld, acc);
                             else
-                                micro_kernel<T, false>(kc, apanel, ars, bpanel, dst, ld, acc);
+                                micro_kernel<T, false>(kc, apanel, ars, bpanel, ldb, dst, ld, acc);
                         };
                         if (mr == MR && nr == NR) {
                             kernel(ct, ldc, !first);
@@ -330,6 +352,79 @@ void gemm_serial(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std
                 }
             }
         }
+    }
+}
+
+/// Products whose smaller side is at most this, with A's rows and B's columns both unit-stride
+/// along K (A B^T of two row-major matrices: a convolution's weight gradient, 16 x 150 x 2352;
+/// a linear layer with few outputs), go to gemm_dot: packing B would transpose all of it, one
+/// scalar at a time, for a product that reads each panel once or twice.
+inline constexpr std::int64_t dot_max_side = 32;
+/// ... and K at least this, so that the dot products run on whole SIMD batches.
+inline constexpr std::int64_t dot_min_k = 64;
+
+/// The rectangle [i_base, i_base + M) x [j_base, j_base + N) of C = A B as dot products of A's
+/// rows (lda apart) and B's columns (ldb apart), each unit-stride along K, DM x DN of them at a
+/// time in registers, vectorised along K. The epilogue gets each row band of DM rows once final.
+template <class T, class Epilogue>
+void gemm_dot(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::int64_t lda,
+              const T* B, std::int64_t ldb, T* C, std::int64_t ldc, std::int64_t i_base,
+              std::int64_t j_base, Epilogue& epilogue) {
+    constexpr int DM = 4, DN = 4;
+#if STATICPY_HAS_XSIMD
+    constexpr int W = simd_width<T>();
+    const std::int64_t k_vec = xsimd_usable ? K / W * W : 0;
+#else
+    const std::int64_t k_vec = 0;
+#endif
+    for (std::int64_t i0 = 0; i0 < M; i0 += DM) {
+        const std::int64_t mi = std::min<std::int64_t>(DM, M - i0);
+        for (std::int64_t j0 = 0; j0 < N; j0 += DN) {
+            const std::int64_t nj = std::min<std::int64_t>(DN, N - j0);
+            // An edge tile repeats its last row or column; the repeats are computed and dropped.
+            const T* a[DM];
+            const T* b[DN];
+            for (int r = 0; r < DM; ++r)
+                a[r] = A + (i0 + std::min<std::int64_t>(r, mi - 1)) * lda;
+            for (int c = 0; c < DN; ++c)
+                b[c] = B + (j0 + std::min<std::int64_t>(c, nj - 1)) * ldb;
+            T sum[DM][DN] = {};
+#if STATICPY_HAS_XSIMD
+            if constexpr (xsimd_usable) {
+                using V = xsimd::batch<T>;
+                V acc[DM][DN];
+                STATICPY_GEMM_UNROLL
+                for (int r = 0; r < DM; ++r)
+                    STATICPY_GEMM_UNROLL
+                for (int c = 0; c < DN; ++c)
+                    acc[r][c] = V(T(0));
+                for (std::int64_t k = 0; k < k_vec; k += W) {
+                    V bv[DN];
+                    STATICPY_GEMM_UNROLL
+                    for (int c = 0; c < DN; ++c)
+                        bv[c] = V::load_unaligned(b[c] + k);
+                    STATICPY_GEMM_UNROLL
+                    for (int r = 0; r < DM; ++r) {
+                        const V av = V::load_unaligned(a[r] + k);
+                        STATICPY_GEMM_UNROLL
+                        for (int c = 0; c < DN; ++c)
+                            acc[r][c] = madd(av, bv[c], acc[r][c]);
+                    }
+                }
+                for (int r = 0; r < DM; ++r)
+                    for (int c = 0; c < DN; ++c)
+                        sum[r][c] = xsimd::hadd(acc[r][c]);
+            }
+#endif
+            for (std::int64_t k = k_vec; k < K; ++k)
+                for (int r = 0; r < DM; ++r)
+                    for (int c = 0; c < DN; ++c)
+                        sum[r][c] += a[r][k] * b[c][k];
+            for (std::int64_t r = 0; r < mi; ++r)
+                for (std::int64_t c = 0; c < nj; ++c)
+                    C[(i0 + r) * ldc + j0 + c] = sum[r][c];
+        }
+        epilogue(i_base + i0, i_base + i0 + mi, j_base, j_base + N);
     }
 }
 
@@ -507,37 +602,24 @@ void gemm(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::int64
             return;
 #endif
         const d::split s = d::choose_split<T>(M, N, K);
+        const bool dot = a_col_stride == 1 && b_row_stride == 1 &&
+                         std::min(M, N) <= d::dot_max_side && K >= d::dot_min_k;
         const auto run_part = [&](int t) {
             using P = d::blocking<T>;
             const auto [i0, i1] = d::band(M, s.tm, t / s.tn, P::MR);
             const auto [j0, j1] = d::band(N, s.tn, t % s.tn, P::NR);
-            if (i0 < i1 && j0 < j1)
+            if (i0 >= i1 || j0 >= j1)
+                return;
+            if (dot)
+                d::gemm_dot<T>(i1 - i0, j1 - j0, K, A + i0 * a_row_stride, a_row_stride,
+                               B + j0 * b_col_stride, b_col_stride, C + i0 * ldc + j0, ldc, i0, j0,
+                               epilogue);
+            else
                 d::gemm_serial<T>(i1 - i0, j1 - j0, K, A + i0 * a_row_stride, a_row_stride,
                                   a_col_stride, B + j0 * b_col_stride, b_row_stride, b_col_stride,
                                   C + i0 * ldc + j0, ldc, i0, j0, epilogue);
         };
-        if (s.threads == 1) {
-            run_part(0);
-            return;
-        }
-#if STATICPY_HAS_OPENMP
-        const int tasks = s.tm * s.tn;
-        std::atomic<int> next{0};
-        std::exception_ptr error;
-#pragma omp parallel num_threads(s.threads)
-        {
-            try {
-                for (int t = next++; t < tasks; t = next++)
-                    run_part(t);
-            } catch (...) {
-#pragma omp critical(staticpy_gemm_error)
-                if (!error)
-                    error = std::current_exception();
-            }
-        }
-        if (error)
-            std::rethrow_exception(error);
-#endif
+        parallel_tasks(s.tm * s.tn, s.threads, run_part);
     }
 }
 

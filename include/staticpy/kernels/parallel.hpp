@@ -7,7 +7,9 @@
 //   parallel_chunks(outer, chunks, [&](std::int64_t begin, std::int64_t end, int chunk) { ... });
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <exception>
 
 #include "staticpy/core/threads.hpp"
 #include "staticpy/kernels/config.hpp"
@@ -76,6 +78,40 @@ void parallel_chunks(std::int64_t extent, int chunks, Body&& body) {
         if (b < e)
             body(b, e, c);
     }
+}
+
+/// Runs task(t) for t in [0, tasks) on up to `threads` threads, each thread taking the next
+/// task when it finishes one (first come, first served: a thread the OS deschedules leaves its
+/// share to the others). The first exception a task throws is rethrown here once all threads
+/// have stopped; the remaining tasks are then skipped. Which thread runs a task is not fixed, so
+/// tasks write disjoint results (or results by task index, combined afterwards in order).
+template <class Task>
+void parallel_tasks(int tasks, int threads, Task&& task) {
+    threads = std::min(threads, tasks);
+    if (threads <= 1) {
+        for (int t = 0; t < tasks; ++t)
+            task(t);
+        return;
+    }
+#if STATICPY_HAS_OPENMP
+    std::atomic<int> next{0};
+    std::atomic<bool> failed{false};
+    std::exception_ptr error;
+#pragma omp parallel num_threads(threads)
+    {
+        try {
+            for (int t = next++; t < tasks && !failed.load(std::memory_order_relaxed); t = next++)
+                task(t);
+        } catch (...) {
+#pragma omp critical(staticpy_parallel_tasks_error)
+            if (!error)
+                error = std::current_exception();
+            failed.store(true, std::memory_order_relaxed);
+        }
+    }
+    if (error)
+        std::rethrow_exception(error);
+#endif
 }
 
 } // namespace staticpy::kernels
