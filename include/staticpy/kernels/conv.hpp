@@ -59,12 +59,12 @@ inline constexpr std::int64_t col_budget_bytes = std::int64_t{256} << 10;
 /// consecutive tasks), added in order at the end: the same sums whatever the number of threads.
 inline constexpr int weight_partials = 8;
 
-/// The convolution's working matrices (column matrix, product, gathered gradient): per thread,
-/// reused from call to call and never cleared, since every element is written before it is read.
-/// A std::vector would allocate and zero them at every call.
+/// The convolution's working matrices (column matrix, product, gathered gradient, a padded
+/// plane): per thread, reused from call to call and never cleared, since every element is
+/// written before it is read. A std::vector would allocate and zero them at every call.
 template <class T>
 T* work_buffer(int which, std::int64_t count) {
-    thread_local gemm_detail::scratch buffers[4];
+    thread_local gemm_detail::scratch buffers[5];
     return static_cast<T*>(buffers[which].get(static_cast<std::size_t>(count) * sizeof(T)));
 }
 
@@ -98,20 +98,10 @@ batch_split split_batch(const conv2d_geometry& geo) {
     return s;
 }
 
-/// The output columns [lo, hi) whose input column ow * stride - pad + offset lies in [0, size).
-inline void valid_range(std::int64_t out, std::int64_t stride, std::int64_t start,
-                        std::int64_t size, std::int64_t& lo, std::int64_t& hi) {
-    // in = o * stride + start must satisfy 0 <= in < size.
-    lo = start >= 0 ? 0 : (-start + stride - 1) / stride;
-    hi = start >= size ? 0 : (size - start + stride - 1) / stride;
-    lo = std::min(lo, out);
-    hi = std::clamp(hi, lo, out);
-}
-
 /// out[0, n) = in[0, n), or zeros where in is null, inline: the runs are parts of an output row
 /// (LeNet's second layer: 10 values; the padding: 2), for which a call to memmove or memset
 /// (what std::copy and std::fill become) costs more than the copy. Whole SIMD batches, the last
-/// one overlapping the one before; 128-bit ones for runs shorter than a batch.
+/// one overlapping the one before; 256- or 128-bit ones for runs shorter than a batch.
 template <class T>
 inline void write_run(const T* __restrict in, std::int64_t n, T* __restrict out) {
 #if STATICPY_HAS_XSIMD
@@ -128,90 +118,136 @@ inline void write_run(const T* __restrict in, std::int64_t n, T* __restrict out)
                 at(n - W);
         };
         using Full = xsimd::batch<T>;
-        using Half = xsimd::make_sized_batch_t<T, 16 / sizeof(T)>;
+        using Half = xsimd::make_sized_batch_t<T, 32 / sizeof(T)>;    // 256 bits
+        using Quarter = xsimd::make_sized_batch_t<T, 16 / sizeof(T)>; // 128 bits
         if (n >= std::int64_t{Full::size})
             return batches(std::type_identity<Full>{});
         if constexpr (!std::is_void_v<Half>)
             if (n >= std::int64_t{Half::size})
                 return batches(std::type_identity<Half>{});
+        if constexpr (!std::is_void_v<Quarter>)
+            if (n >= std::int64_t{Quarter::size})
+                return batches(std::type_identity<Quarter>{});
     }
 #endif
     for (std::int64_t i = 0; i < n; ++i)
         out[i] = in != nullptr ? in[i] : T(0);
 }
 
+/// out[0, n) += in[0, n).
+template <class T>
+inline void add_run(const T* __restrict in, std::int64_t n, T* __restrict out) {
+    for (std::int64_t i = 0; i < n; ++i)
+        out[i] += in[i];
+}
+
+/// The extents of a plane with its padding: (height + 2 pad_h) x (width + 2 pad_w). Every window
+/// position lies inside it, so the loops over windows need no bounds tests.
+inline std::int64_t padded_height(const conv2d_geometry& geo) {
+    return geo.height + 2 * geo.pad_h;
+}
+inline std::int64_t padded_width(const conv2d_geometry& geo) {
+    return geo.width + 2 * geo.pad_w;
+}
+inline bool padded(const conv2d_geometry& geo) {
+    return geo.pad_h != 0 || geo.pad_w != 0;
+}
+
+/// A plane of x as the windows read it: `plane` itself without padding, else a copy with its
+/// zero border in `scratch` (padded_height x padded_width).
+template <class T>
+const T* padded_plane(const conv2d_geometry& geo, const T* plane, T* scratch) {
+    if (!padded(geo))
+        return plane;
+    const std::int64_t pw = padded_width(geo);
+    write_run<T>(nullptr, geo.pad_h * pw + geo.pad_w, scratch);
+    T* row = scratch + geo.pad_h * pw + geo.pad_w;
+    for (std::int64_t ih = 0; ih < geo.height; ++ih, row += pw) {
+        write_run(plane + ih * geo.width, geo.width, row);
+        // The right border of this row and the left of the next are contiguous.
+        write_run<T>(nullptr, ih + 1 < geo.height ? 2 * geo.pad_w : geo.pad_w, row + geo.width);
+    }
+    write_run<T>(nullptr, geo.pad_h * pw, row - geo.pad_w);
+    return scratch;
+}
+
 /// col[r, (i, p)] for images [n0, n0 + count) of group `group` of x (contiguous NCHW), with the
-/// zeros of the padding; col has count * positions columns.
+/// zeros of the padding; col has count * positions columns. Each (image, channel) plane is
+/// padded once (padded_plane); its kernel_h x kernel_w rows of col are then copies of runs of
+/// it, with no bounds tests.
 template <class T>
 void im2col(const conv2d_geometry& geo, const T* x, std::int64_t n0, std::int64_t count,
             std::int64_t group, T* col) {
-    const std::int64_t kk = geo.kernel_h * geo.kernel_w;
+    const std::int64_t kk = geo.kernel_h * geo.kernel_w, gi = geo.group_in();
     const std::int64_t cols = count * geo.positions();
-    const std::int64_t rows = geo.patch();
-    const int chunks = chunk_count(rows, threads_for(rows * cols), 1);
-    parallel_chunks(rows, chunks, [&](std::int64_t r0, std::int64_t r1, int) {
-        for (std::int64_t r = r0; r < r1; ++r) {
-            const std::int64_t c = group * geo.group_in() + r / kk;
-            const std::int64_t ki = (r % kk) / geo.kernel_w, kj = r % geo.kernel_w;
-            const std::int64_t row_start = ki * geo.dilation_h - geo.pad_h;
-            const std::int64_t col_start = kj * geo.dilation_w - geo.pad_w;
-            std::int64_t w_lo = 0, w_hi = 0;
-            valid_range(geo.out_w, geo.stride_w, col_start, geo.width, w_lo, w_hi);
-            for (std::int64_t i = 0; i < count; ++i) {
-                const T* plane = x + (n0 + i) * geo.image_size() + c * geo.height * geo.width;
-                T* out = col + r * cols + i * geo.positions();
-                for (std::int64_t oh = 0; oh < geo.out_h; ++oh, out += geo.out_w) {
-                    const std::int64_t ih = oh * geo.stride_h + row_start;
-                    if (ih < 0 || ih >= geo.height) {
-                        write_run<T>(nullptr, geo.out_w, out);
-                        continue;
+    const std::int64_t ld = padded(geo) ? padded_width(geo) : geo.width;
+    const std::int64_t planes = count * gi;
+    const int chunks = chunk_count(planes, threads_for(geo.patch() * cols), 1);
+    parallel_chunks(planes, chunks, [&](std::int64_t q0, std::int64_t q1, int) {
+        T* scratch = padded(geo) ? work_buffer<T>(4, padded_height(geo) * ld) : nullptr;
+        for (std::int64_t q = q0; q < q1; ++q) {
+            const std::int64_t i = q / gi, cg = q % gi;
+            const T* src = padded_plane(
+                geo, x + (n0 + i) * geo.image_size() + (group * gi + cg) * geo.height * geo.width,
+                scratch);
+            T* out = col + cg * kk * cols + i * geo.positions();
+            for (std::int64_t ki = 0; ki < geo.kernel_h; ++ki)
+                for (std::int64_t kj = 0; kj < geo.kernel_w; ++kj, out += cols) {
+                    const T* in = src + ki * geo.dilation_h * ld + kj * geo.dilation_w;
+                    T* o = out;
+                    for (std::int64_t oh = 0; oh < geo.out_h;
+                         ++oh, in += geo.stride_h * ld, o += geo.out_w) {
+                        if (geo.stride_w == 1)
+                            write_run(in, geo.out_w, o);
+                        else
+                            for (std::int64_t ow = 0; ow < geo.out_w; ++ow)
+                                o[ow] = in[ow * geo.stride_w];
                     }
-                    const T* in = plane + ih * geo.width + col_start;
-                    write_run<T>(nullptr, w_lo, out);
-                    if (geo.stride_w == 1)
-                        write_run(in + w_lo, w_hi - w_lo, out + w_lo);
-                    else
-                        for (std::int64_t ow = w_lo; ow < w_hi; ++ow)
-                            out[ow] = in[ow * geo.stride_w];
-                    write_run<T>(nullptr, geo.out_w - w_hi, out + w_hi);
                 }
-            }
         }
     });
 }
 
 /// dx[n, c, ...] += the column matrix's entries for images [n0, n0 + count) of group `group`
-/// (im2col's transpose). Each (image, channel) plane is one task's, so no two threads write the
-/// same element.
+/// (im2col's transpose), summed in a padded plane (no bounds tests) whose inside is then added
+/// to dx. Each (image, channel) plane is one task's, so no two threads write the same element.
 template <class T>
 void col2im_add(const conv2d_geometry& geo, const T* col, std::int64_t n0, std::int64_t count,
                 std::int64_t group, T* dx) {
-    const std::int64_t kk = geo.kernel_h * geo.kernel_w;
+    const std::int64_t kk = geo.kernel_h * geo.kernel_w, gi = geo.group_in();
     const std::int64_t cols = count * geo.positions();
-    const std::int64_t planes = count * geo.group_in();
+    const std::int64_t ld = padded(geo) ? padded_width(geo) : geo.width;
+    const std::int64_t planes = count * gi;
     const int chunks = chunk_count(planes, threads_for(geo.patch() * cols), 1);
     parallel_chunks(planes, chunks, [&](std::int64_t q0, std::int64_t q1, int) {
+        T* scratch = padded(geo) ? work_buffer<T>(4, padded_height(geo) * ld) : nullptr;
         for (std::int64_t q = q0; q < q1; ++q) {
-            const std::int64_t i = q / geo.group_in(), cg = q % geo.group_in();
-            T* plane = dx + (n0 + i) * geo.image_size() +
-                       (group * geo.group_in() + cg) * geo.height * geo.width;
-            for (std::int64_t k = 0; k < kk; ++k) {
-                const std::int64_t r = cg * kk + k;
-                const std::int64_t ki = k / geo.kernel_w, kj = k % geo.kernel_w;
-                const std::int64_t row_start = ki * geo.dilation_h - geo.pad_h;
-                const std::int64_t col_start = kj * geo.dilation_w - geo.pad_w;
-                std::int64_t w_lo = 0, w_hi = 0;
-                valid_range(geo.out_w, geo.stride_w, col_start, geo.width, w_lo, w_hi);
-                const T* in = col + r * cols + i * geo.positions();
-                for (std::int64_t oh = 0; oh < geo.out_h; ++oh, in += geo.out_w) {
-                    const std::int64_t ih = oh * geo.stride_h + row_start;
-                    if (ih < 0 || ih >= geo.height)
-                        continue;
-                    T* out = plane + ih * geo.width + col_start;
-                    for (std::int64_t ow = w_lo; ow < w_hi; ++ow)
-                        out[ow * geo.stride_w] += in[ow];
-                }
+            const std::int64_t i = q / gi, cg = q % gi;
+            T* plane =
+                dx + (n0 + i) * geo.image_size() + (group * gi + cg) * geo.height * geo.width;
+            T* sum = plane;
+            if (scratch != nullptr) {
+                write_run<T>(nullptr, padded_height(geo) * ld, scratch);
+                sum = scratch;
             }
+            const T* in = col + cg * kk * cols + i * geo.positions();
+            for (std::int64_t ki = 0; ki < geo.kernel_h; ++ki)
+                for (std::int64_t kj = 0; kj < geo.kernel_w; ++kj, in += cols) {
+                    T* out = sum + ki * geo.dilation_h * ld + kj * geo.dilation_w;
+                    const T* row = in;
+                    for (std::int64_t oh = 0; oh < geo.out_h;
+                         ++oh, out += geo.stride_h * ld, row += geo.out_w) {
+                        if (geo.stride_w == 1)
+                            add_run(row, geo.out_w, out);
+                        else
+                            for (std::int64_t ow = 0; ow < geo.out_w; ++ow)
+                                out[ow * geo.stride_w] += row[ow];
+                    }
+                }
+            if (scratch != nullptr)
+                for (std::int64_t ih = 0; ih < geo.height; ++ih)
+                    add_run(scratch + (ih + geo.pad_h) * ld + geo.pad_w, geo.width,
+                            plane + ih * geo.width);
         }
     });
 }
