@@ -96,6 +96,31 @@ TEST_CASE("jit: binary ops, scalars on either side, comparisons and where") {
     both_modes(jit([](auto a) { return where(a > 0.0f, a, 0.0f); }), x);
 }
 
+TEST_CASE("jit: comparisons and where fused on SIMD batches (masks), with NaN, integer "
+          "constants, strided inputs and reductions") {
+    // A comparison inside a fused region is a batch's mask, taken by where's condition: relu's
+    // backward (where(y <= 0, 0, g)) and its reductions run on batches. Lengths below, at and past
+    // the SIMD width; NaN on either side of a comparison (false, != true).
+    const float nan = std::nanf("");
+    auto g = gen();
+    for (std::int64_t n : {1, 7, 16, 37}) {
+        CAPTURE(n);
+        auto x = randn(3, n, g);
+        auto y = randn(3, n, g);
+        x.data()[0] = nan;
+        y.data()[x.numel() - 1] = nan;
+        both_modes(jit([](auto a, auto b) { return where(a <= 0_c, 0_c, b); }), x, y);
+        both_modes(jit([](auto a, auto b) { return where(a != a, b, a * 2.0f); }), x, y);
+        both_modes(jit([](auto a, auto b) { return where((a > b) == (b < 1.5), a, b) + 1; }), x, y);
+        both_modes_within(1e-5, jit([](auto a, auto b) { return where(a > 0_c, b, 0_c).sum(1_c); }),
+                          x, y);
+        both_modes_within(1e-5, jit([](auto a, auto b) { return where(a > 0_c, b, 0_c).sum(0_c); }),
+                          x, y);
+        auto t = randn(n, 3, g).t(); // strided (transposed) leaf
+        both_modes(jit([](auto a, auto b) { return where(a >= b, a - b, b); }), t, y);
+    }
+}
+
 TEST_CASE("jit: NaN propagates through maximum, minimum and relu as in eager mode") {
     const float nan = std::nanf("");
     auto x = from_vector(

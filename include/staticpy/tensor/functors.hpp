@@ -7,8 +7,9 @@
 //                 kernels::math, which maps to <cmath> for one value and to the SIMD library for
 //                 a batch): eager mode, the graph's fused kernels and their scalar and
 //                 vectorised loops all call it;
-//   vectorized    whether apply() may be given batches (false where the result is bool, or the
-//                 operands are of mixed types: comparisons, where, cast);
+//   vectorized    whether apply() may be given batches (false for cast, whose operand and result
+//                 types differ; a comparison of batches gives a batch's mask, which where's
+//                 condition takes: fused kernels run masks, eager ops with a bool tensor do not);
 //   cpp(x...)     the C++ source text of the same expression, given its operands' source text
 //                 (source emission now; the CUDA backend's kernels next);
 //   vjp<I>(g, y, x...)  its derivative: the vector-Jacobian product for operand I, given the
@@ -514,10 +515,9 @@ struct clamp : op_base {
         static constexpr const char* name = #Name;                                                 \
         static constexpr int arity = 2;                                                            \
         static constexpr op_kind kind = op_kind::compare;                                          \
-        static constexpr bool vectorized = false;                                                  \
         template <class T>                                                                         \
-        static constexpr bool apply(T a, T b) {                                                    \
-            return a Op b;                                                                         \
+        static constexpr auto apply(const T& a, const T& b) {                                      \
+            return a Op b; /* bool; a mask for batches */                                          \
         }                                                                                          \
         static std::string cpp(std::string_view a, std::string_view b) {                           \
             return detail::infix(a, #Op, b);                                                       \
@@ -904,10 +904,10 @@ struct where : op_base {
     static constexpr const char* name = "where";
     static constexpr int arity = 3;
     static constexpr op_kind kind = op_kind::select;
-    static constexpr bool vectorized = false;
-    template <class T>
-    static constexpr T apply(bool c, T a, T b) {
-        return c ? a : b;
+    /// c is a bool, or a batch's mask (a comparison of batches) with a and b batches.
+    template <class C, class T>
+    static constexpr T apply(const C& c, const T& a, const T& b) {
+        return detail::math::select(c, a, b);
     }
     template <std::size_t I, class G, class Y, class C, class A, class B>
     static auto vjp(const G& g, const Y&, const C& c, const A&, const B&) {

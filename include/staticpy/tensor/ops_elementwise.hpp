@@ -149,10 +149,15 @@ struct elementwise_kernel {
         else
             return true;
     }
-    /// Batches when F allows them and nothing needs converting: every value is one float type.
+    template <std::size_t... I>
+    static constexpr bool reads_compute_types(std::index_sequence<I...>) {
+        return ((std::is_same_v<compute_of<I>, Compute> && reads_compute_type<Args>()) && ...);
+    }
+    /// Batches when F allows them and nothing needs converting: every value is one float type
+    /// (where's bool condition tensor is not: its values are not a batch's mask).
     static constexpr bool simd = F::vectorized && kernels::simd_type_v<Result> &&
                                  std::is_same_v<Compute, Result> &&
-                                 (reads_compute_type<Args>() && ...);
+                                 reads_compute_types(std::index_sequence_for<Args...>{});
 
     template <std::size_t I, class X>
     static auto operand_of(const X& x) {

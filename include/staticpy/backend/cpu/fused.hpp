@@ -37,8 +37,34 @@ namespace detail {
 template <class Prog, std::size_t S>
 using slot_value_t = typename Prog::template node_at<S>::value_type;
 
-/// Whether a region can run on SIMD batches of T: every value and computation in it is T, and
-/// every op's apply() takes batches.
+/// Whether a computed slot S of a region on batches of T reads each operand as it is: operand
+/// K's value is already its computation type (T, or where's bool condition computed in the
+/// region as a batch's mask by a comparison), or it is a number, splat into a batch of T.
+template <class Prog, std::size_t S, class T>
+constexpr bool operands_read_as_batches() {
+    using node = typename Prog::template node_at<S>;
+    return []<std::size_t... K>(std::index_sequence<K...>) {
+        auto operand_ok = []<std::size_t Op, class C>(std::integral_constant<std::size_t, Op>,
+                                                      std::type_identity<C>) {
+            using operand = typename Prog::template node_at<Op>;
+            if constexpr (graph::is_number_node_v<operand>)
+                return std::is_same_v<C, T>;
+            else if constexpr (std::is_same_v<C, bool>)
+                return std::is_same_v<typename operand::value_type, bool> && !operand::materialized;
+            else
+                return std::is_same_v<C, T> && std::is_same_v<typename operand::value_type, T>;
+        };
+        return (operand_ok(
+                    std::integral_constant<std::size_t, Prog::template instr_at<S>::operands[K]>{},
+                    std::type_identity<graph::ew_operand_compute_t<node, K>>{}) &&
+                ...);
+    }
+    (std::make_index_sequence<Prog::template instr_at<S>::arity>{});
+}
+
+/// Whether a region can run on SIMD batches of T: its leaves are T, its numbers arithmetic (splat
+/// into batches of T), and each computation is in T, gives T or a bool (a comparison's mask), and
+/// takes batches (operands_read_as_batches).
 template <class Prog, class Region, class T, std::size_t... J>
 constexpr bool region_simd_able(std::index_sequence<J...>) {
     if constexpr (!kernels::simd_type_v<T>) {
@@ -46,12 +72,18 @@ constexpr bool region_simd_able(std::index_sequence<J...>) {
     } else {
         auto slot_ok = []<std::size_t I>(std::integral_constant<std::size_t, I>) {
             using node = typename Prog::template node_at<I>;
-            if constexpr (!std::is_same_v<typename node::value_type, T>)
-                return false;
-            else if constexpr (node::materialized || graph::is_number_node_v<node>)
-                return true;
-            else
-                return std::is_same_v<typename node::compute_type, T> && node::functor::vectorized;
+            using V = typename node::value_type;
+            if constexpr (graph::is_number_node_v<node>)
+                return std::is_arithmetic_v<V>;
+            else if constexpr (node::materialized)
+                return std::is_same_v<V, T>;
+            else {
+                constexpr bool gives_batch_or_mask =
+                    std::is_same_v<V, T> || std::is_same_v<V, bool>;
+                return node::functor::vectorized && gives_batch_or_mask &&
+                       std::is_same_v<typename node::compute_type, T> &&
+                       operands_read_as_batches<Prog, I, T>();
+            }
         };
         return (slot_ok(std::integral_constant<std::size_t, Region::members[J]>{}) && ...);
     }
@@ -149,9 +181,9 @@ struct region_kernel {
     static V apply_node(const Values& v, const Convert& convert, std::index_sequence<I...>) {
         constexpr auto ops = Prog::template instr_at<S>::operands;
         using F = typename Prog::template node_at<S>::functor;
-        return static_cast<V>(F::apply(convert(std::integral_constant<std::size_t, S>{},
-                                               std::integral_constant<std::size_t, I>{},
-                                               value_at<ops[I]>(v))...));
+        return static_cast<V>(
+            F::apply(convert(std::integral_constant<std::size_t, S>{},
+                             std::integral_constant<std::size_t, I>{}, value_at<ops[I]>(v))...));
     }
 
     template <std::size_t S>
@@ -178,8 +210,10 @@ struct region_kernel {
 #if STATICPY_HAS_XSIMD
     using batch = kernels::batch_t<std::conditional_t<simd, value_type, float>>;
     static constexpr std::int64_t width = static_cast<std::int64_t>(batch::size);
+    /// A slot's batch: of the region's type, or a mask for a comparison's bool.
     template <std::size_t S>
-    using batch_slot_t = batch;
+    using batch_slot_t = std::conditional_t<std::is_same_v<slot_value_t<Prog, S>, bool>,
+                                            typename batch::batch_bool_type, batch>;
     using batch_values_t = typename values_of<batch_slot_t, member_sequence>::type;
 
     /// The batch side (only instantiated when simd): the leaves' pointers, and the numbers as
@@ -204,7 +238,7 @@ struct region_kernel {
                         return kernels::load_strided<batch>(p, inner[l]);
                 },
                 [&](auto s) { return value_at<s()>(hoisted); },
-                [](auto, auto, const batch& x) { return x; });
+                [](auto, auto, const auto& x) { return x; });
             return value_at<Root>(v);
         }
     };
