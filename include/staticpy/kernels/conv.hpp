@@ -171,6 +171,36 @@ const T* padded_plane(const conv2d_geometry& geo, const T* plane, T* scratch) {
     return scratch;
 }
 
+/// Runs body(i, cg, scratch) for every (image i, channel cg of group) plane of a task's `count`
+/// images, split across threads; scratch is the thread's buffer for a padded plane (null when
+/// the convolution has no padding).
+template <class T, class Body>
+void for_each_plane(const conv2d_geometry& geo, std::int64_t count, Body body) {
+    const std::int64_t gi = geo.group_in(), planes = count * gi;
+    const int chunks = chunk_count(planes, threads_for(geo.patch() * count * geo.positions()), 1);
+    parallel_chunks(planes, chunks, [&](std::int64_t q0, std::int64_t q1, int) {
+        T* scratch =
+            padded(geo) ? work_buffer<T>(4, padded_height(geo) * padded_width(geo)) : nullptr;
+        for (std::int64_t q = q0; q < q1; ++q)
+            body(q / gi, q % gi, scratch);
+    });
+}
+
+/// Calls row(window, col_row) for each of a plane's kernel_h x kernel_w x out_h window rows:
+/// window points into the (padded) plane, leading dimension ld, at the row's first window
+/// position (the next ones stride_w apart); col_row at its out_w entries in the plane's
+/// kernel_h x kernel_w rows of the column matrix, which start at col and are cols apart.
+template <class P, class C, class Row>
+void for_each_window_row(const conv2d_geometry& geo, P* plane, std::int64_t ld, C* col,
+                         std::int64_t cols, Row row) {
+    for (std::int64_t ki = 0; ki < geo.kernel_h; ++ki)
+        for (std::int64_t kj = 0; kj < geo.kernel_w; ++kj, col += cols) {
+            P* window = plane + ki * geo.dilation_h * ld + kj * geo.dilation_w;
+            for (std::int64_t oh = 0; oh < geo.out_h; ++oh)
+                row(window + oh * geo.stride_h * ld, col + oh * geo.out_w);
+        }
+}
+
 /// col[r, (i, p)] for images [n0, n0 + count) of group `group` of x (contiguous NCHW), with the
 /// zeros of the padding; col has count * positions columns. Each (image, channel) plane is
 /// padded once (padded_plane); its kernel_h x kernel_w rows of col are then copies of runs of
@@ -181,30 +211,18 @@ void im2col(const conv2d_geometry& geo, const T* x, std::int64_t n0, std::int64_
     const std::int64_t kk = geo.kernel_h * geo.kernel_w, gi = geo.group_in();
     const std::int64_t cols = count * geo.positions();
     const std::int64_t ld = padded(geo) ? padded_width(geo) : geo.width;
-    const std::int64_t planes = count * gi;
-    const int chunks = chunk_count(planes, threads_for(geo.patch() * cols), 1);
-    parallel_chunks(planes, chunks, [&](std::int64_t q0, std::int64_t q1, int) {
-        T* scratch = padded(geo) ? work_buffer<T>(4, padded_height(geo) * ld) : nullptr;
-        for (std::int64_t q = q0; q < q1; ++q) {
-            const std::int64_t i = q / gi, cg = q % gi;
-            const T* src = padded_plane(
-                geo, x + (n0 + i) * geo.image_size() + (group * gi + cg) * geo.height * geo.width,
-                scratch);
-            T* out = col + cg * kk * cols + i * geo.positions();
-            for (std::int64_t ki = 0; ki < geo.kernel_h; ++ki)
-                for (std::int64_t kj = 0; kj < geo.kernel_w; ++kj, out += cols) {
-                    const T* in = src + ki * geo.dilation_h * ld + kj * geo.dilation_w;
-                    T* o = out;
-                    for (std::int64_t oh = 0; oh < geo.out_h;
-                         ++oh, in += geo.stride_h * ld, o += geo.out_w) {
-                        if (geo.stride_w == 1)
-                            write_run(in, geo.out_w, o);
-                        else
-                            for (std::int64_t ow = 0; ow < geo.out_w; ++ow)
-                                o[ow] = in[ow * geo.stride_w];
-                    }
-                }
-        }
+    for_each_plane<T>(geo, count, [&](std::int64_t i, std::int64_t cg, T* scratch) {
+        const T* src = padded_plane(
+            geo, x + (n0 + i) * geo.image_size() + (group * gi + cg) * geo.height * geo.width,
+            scratch);
+        for_each_window_row(geo, src, ld, col + cg * kk * cols + i * geo.positions(), cols,
+                            [&](const T* in, T* out) {
+                                if (geo.stride_w == 1)
+                                    write_run(in, geo.out_w, out);
+                                else
+                                    for (std::int64_t ow = 0; ow < geo.out_w; ++ow)
+                                        out[ow] = in[ow * geo.stride_w];
+                            });
     });
 }
 
@@ -217,38 +235,25 @@ void col2im_add(const conv2d_geometry& geo, const T* col, std::int64_t n0, std::
     const std::int64_t kk = geo.kernel_h * geo.kernel_w, gi = geo.group_in();
     const std::int64_t cols = count * geo.positions();
     const std::int64_t ld = padded(geo) ? padded_width(geo) : geo.width;
-    const std::int64_t planes = count * gi;
-    const int chunks = chunk_count(planes, threads_for(geo.patch() * cols), 1);
-    parallel_chunks(planes, chunks, [&](std::int64_t q0, std::int64_t q1, int) {
-        T* scratch = padded(geo) ? work_buffer<T>(4, padded_height(geo) * ld) : nullptr;
-        for (std::int64_t q = q0; q < q1; ++q) {
-            const std::int64_t i = q / gi, cg = q % gi;
-            T* plane =
-                dx + (n0 + i) * geo.image_size() + (group * gi + cg) * geo.height * geo.width;
-            T* sum = plane;
-            if (scratch != nullptr) {
-                write_run<T>(nullptr, padded_height(geo) * ld, scratch);
-                sum = scratch;
-            }
-            const T* in = col + cg * kk * cols + i * geo.positions();
-            for (std::int64_t ki = 0; ki < geo.kernel_h; ++ki)
-                for (std::int64_t kj = 0; kj < geo.kernel_w; ++kj, in += cols) {
-                    T* out = sum + ki * geo.dilation_h * ld + kj * geo.dilation_w;
-                    const T* row = in;
-                    for (std::int64_t oh = 0; oh < geo.out_h;
-                         ++oh, out += geo.stride_h * ld, row += geo.out_w) {
-                        if (geo.stride_w == 1)
-                            add_run(row, geo.out_w, out);
-                        else
-                            for (std::int64_t ow = 0; ow < geo.out_w; ++ow)
-                                out[ow * geo.stride_w] += row[ow];
-                    }
-                }
-            if (scratch != nullptr)
-                for (std::int64_t ih = 0; ih < geo.height; ++ih)
-                    add_run(scratch + (ih + geo.pad_h) * ld + geo.pad_w, geo.width,
-                            plane + ih * geo.width);
+    for_each_plane<T>(geo, count, [&](std::int64_t i, std::int64_t cg, T* scratch) {
+        T* plane = dx + (n0 + i) * geo.image_size() + (group * gi + cg) * geo.height * geo.width;
+        T* sum = plane;
+        if (scratch != nullptr) {
+            write_run<T>(nullptr, padded_height(geo) * ld, scratch);
+            sum = scratch;
         }
+        for_each_window_row(geo, sum, ld, col + cg * kk * cols + i * geo.positions(), cols,
+                            [&](T* out, const T* in) {
+                                if (geo.stride_w == 1)
+                                    add_run(in, geo.out_w, out);
+                                else
+                                    for (std::int64_t ow = 0; ow < geo.out_w; ++ow)
+                                        out[ow * geo.stride_w] += in[ow];
+                            });
+        if (scratch != nullptr)
+            for (std::int64_t ih = 0; ih < geo.height; ++ih)
+                add_run(scratch + (ih + geo.pad_h) * ld + geo.pad_w, geo.width,
+                        plane + ih * geo.width);
     });
 }
 
