@@ -15,6 +15,15 @@ namespace {
 
 using staticpy::kernels::conv2d_geometry;
 
+void set_output_size(conv2d_geometry& g) {
+    g.out_h = (g.height + 2 * g.pad_h + g.pad_h_extra - g.dilation_h * (g.kernel_h - 1) - 1) /
+                  g.stride_h +
+              1;
+    g.out_w =
+        (g.width + 2 * g.pad_w + g.pad_w_extra - g.dilation_w * (g.kernel_w - 1) - 1) / g.stride_w +
+        1;
+}
+
 conv2d_geometry make_geometry(std::int64_t batch, std::int64_t in_channels, std::int64_t size,
                               std::int64_t out_channels, std::int64_t kernel, std::int64_t stride,
                               std::int64_t pad, std::int64_t dilation, std::int64_t groups) {
@@ -33,8 +42,7 @@ conv2d_geometry make_geometry(std::int64_t batch, std::int64_t in_channels, std:
     g.dilation_h = dilation;
     g.dilation_w = dilation;
     g.groups = groups;
-    g.out_h = (g.height + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1;
-    g.out_w = (g.width + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1;
+    set_output_size(g);
     return g;
 }
 
@@ -91,8 +99,8 @@ results run(const conv2d_geometry& g, const std::vector<float>& x, const std::ve
 }
 
 void check_geometry(const conv2d_geometry& g) {
-    CAPTURE(g.batch, g.in_channels, g.height, g.out_channels, g.kernel_h, g.stride_h, g.pad_h,
-            g.dilation_h, g.groups);
+    CAPTURE(g.batch, g.in_channels, g.height, g.out_channels, g.kernel_h, g.kernel_w, g.stride_h,
+            g.pad_h, g.pad_w, g.pad_h_extra, g.pad_w_extra, g.dilation_h, g.groups);
     const std::int64_t ny = g.batch * g.out_channels * g.out_h * g.out_w;
     const auto x = pattern(g.batch * g.image_size(), 1);
     const auto w = pattern(g.out_channels * g.patch(), 2);
@@ -149,4 +157,29 @@ TEST_CASE("conv2d kernels against the definition: stride, padding, dilation, gro
     check_geometry(make_geometry(33, 2, 6, 4, 1, 1, 0, 1, 1)); // pointwise, 33 images
     check_geometry(make_geometry(3, 3, 40, 8, 5, 3, 0, 1, 1)); // large images: one per task
     check_geometry(make_geometry(1, 2, 5, 3, 3, 1, 1, 1, 1));  // one image
+}
+
+TEST_CASE("conv2d kernels against the definition: padding 'same' of even kernels (one more "
+          "below and right)",
+          "[conv][kernels]") {
+    // kernel 4 x 2: padding 1 above, 2 below, 0 left, 1 right, as PyTorch's padding='same'
+    conv2d_geometry g = make_geometry(7, 3, 9, 4, 4, 1, 1, 1, 1);
+    g.kernel_w = 2;
+    g.pad_w = 0;
+    g.pad_h_extra = 1;
+    g.pad_w_extra = 1;
+    set_output_size(g);
+    REQUIRE(g.out_h == g.height);
+    REQUIRE(g.out_w == g.width);
+    check_geometry(g);
+    // dilated: 2 x (2 - 1) = 2 columns, one each side; 3 x (4 - 1) = 9 rows, 4 above, 5 below
+    g.dilation_h = 3;
+    g.dilation_w = 2;
+    g.pad_h = 4;
+    g.pad_w = 1;
+    g.pad_w_extra = 0;
+    set_output_size(g);
+    REQUIRE(g.out_h == g.height);
+    REQUIRE(g.out_w == g.width);
+    check_geometry(g);
 }

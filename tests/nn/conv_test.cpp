@@ -136,6 +136,31 @@ TEST_CASE("conv2d agrees with PyTorch: values, gradients, a second derivative", 
                                      shape<int_<2>, int_<6>, int_<6>>>);
         check_case("unbatched", x, w, b, 1_c, 2_c);
     }
+    {
+        // padding="same": the output is as large as the input; the kernel's 4 rows pad 1 above
+        // and 2 below (PyTorch's asymmetric padding), its 3 columns dilated by 2 pad 2 each side
+        const auto x = tensor_of("same_even/x", 2_c, 3_c, 7_c, 6_c);
+        const auto w = tensor_of("same_even/w", 4_c, 3_c, 4_c, 3_c);
+        const auto b = tensor_of("same_even/b", 4_c);
+        static_assert(std::is_same_v<typename decltype(conv2d(x, w, b, 1_c, "same"_s,
+                                                              std::tuple{1_c, 2_c}))::shape_type,
+                                     shape<int_<2>, int_<4>, int_<7>, int_<6>>>);
+        check_case<true>("same_even", x, w, b, 1_c, "same"_s, std::tuple{1_c, 2_c});
+    }
+    {
+        const auto x = tensor_of("same_odd/x", 1, 2, 5, 4);
+        const auto w = tensor_of("same_odd/w", 3, 2, 3, 3);
+        const auto b = tensor_of("same_odd/b", 3);
+        check_case("same_odd", x, w, b, 1, "same"_s);
+    }
+    {
+        const auto x = tensor_of("valid/x", 1_c, 2_c, 5_c, 6_c);
+        const auto w = tensor_of("valid/w", 3_c, 2_c, 2_c, 3_c);
+        const auto b = tensor_of("valid/b", 3_c);
+        static_assert(std::is_same_v<typename decltype(conv2d(x, w, b, 1_c, "valid"_s))::shape_type,
+                                     shape<int_<1>, int_<3>, int_<4>, int_<4>>>);
+        check_case("valid", x, w, b, 1_c, "valid"_s);
+    }
 }
 
 TEST_CASE("conv2d without a bias, on a transposed input, in float", "[nn][conv]") {
@@ -178,6 +203,9 @@ TEST_CASE("conv2d's run-time errors are PyTorch's", "[nn][conv]") {
           "non-positive dilation is not supported");
     CHECK(error_of<RuntimeError>([&] { conv2d(x, w, None, 1, 0, 1, 0); }) ==
           "non-positive groups is not supported");
+    CHECK(error_of<RuntimeError>([&] {
+              conv2d(x, w, None, std::tuple{1, 2}, "same"_s);
+          }) == "padding='same' is not supported for strided convolutions");
     // the same checks in graph mode
     CHECK(error_of<RuntimeError>([&] {
               jit([](auto v, auto k) { return conv2d(v, k); })(x, zeros<float>(6, 1, 5, 5));
@@ -213,6 +241,32 @@ TEST_CASE("nn::Conv2d: PyTorch's parameters and initialisation, and a LeNet-5 ea
         std::is_same_v<typename decltype(eager)::shape_type, shape<std::int64_t, int_<10>>>);
     const auto traced = jit([&](const auto& v) { return lenet(v); })(x);
     require_close(traced, autodiff_test::flat(eager), 1e-6);
+
+    // Non-square kernels, strides and paddings as std::array{h, w}; padding "same"
+    nn::Conv2d<2, 3, std::array{3, 5}, 1, "same"_s, std::array{2, 1}> same(gen);
+    static_assert(std::is_same_v<typename decltype(same.weight)::shape_type,
+                                 shape<int_<3>, int_<2>, int_<3>, int_<5>>>);
+    static_assert(decltype(same)::kernel_size == std::array<std::int64_t, 2>{3, 5} &&
+                  decltype(same)::dilation == std::array<std::int64_t, 2>{2, 1});
+    nn::Conv2d<2, 3, std::array{3, 5}, std::array{2, 1}, std::array{1, 2}, 1, 1, false> wide(gen);
+    static_assert(decltype(wide)::stride == std::array<std::int64_t, 2>{2, 1});
+    auto small = zeros<float>(std::int64_t{3}, 2_c, 14_c, 56_c);
+    for (std::int64_t i = 0; i < small.numel(); ++i)
+        small.data()[i] = static_cast<float>(std::cos(0.21 * static_cast<double>(i)));
+    const auto y_same = same(small);
+    static_assert(std::is_same_v<typename decltype(y_same)::shape_type,
+                                 shape<std::int64_t, int_<3>, int_<14>, int_<56>>>);
+    require_close(
+        y_same,
+        autodiff_test::flat(conv2d(small, same.weight, same.bias, 1, "same"_s, std::tuple{2, 1})),
+        1e-6);
+    const auto y_wide = wide(small);
+    static_assert(std::is_same_v<typename decltype(y_wide)::shape_type,
+                                 shape<std::int64_t, int_<3>, int_<7>, int_<56>>>);
+    require_close(
+        y_wide,
+        autodiff_test::flat(conv2d(small, wide.weight, None, std::tuple{2, 1}, std::tuple{1, 2})),
+        1e-6);
 
     // (A LeNet's graph-mode gradient costs the compiler gigabytes today: the training example
     // compiles it; this test keeps to single convolutions' gradients, above.)

@@ -41,6 +41,9 @@ struct conv2d_geometry {
     std::int64_t out_channels = 0, kernel_h = 0, kernel_w = 0, out_h = 0, out_w = 0;
     std::int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0, dilation_h = 1, dilation_w = 1;
     std::int64_t groups = 1;
+    /// Padding below and right of the input beyond pad_h and pad_w (0 or 1): PyTorch's
+    /// padding='same' with an even dilated kernel span pads one more there than above and left.
+    std::int64_t pad_h_extra = 0, pad_w_extra = 0;
 
     [[nodiscard]] std::int64_t group_in() const { return in_channels / groups; }
     [[nodiscard]] std::int64_t group_out() const { return out_channels / groups; }
@@ -141,16 +144,17 @@ inline void add_run(const T* __restrict in, std::int64_t n, T* __restrict out) {
         out[i] += in[i];
 }
 
-/// The extents of a plane with its padding: (height + 2 pad_h) x (width + 2 pad_w). Every window
-/// position lies inside it, so the loops over windows need no bounds tests.
+/// The extents of a plane with its padding: (height + 2 pad_h + pad_h_extra) x (width + 2 pad_w +
+/// pad_w_extra). Every window position lies inside it, so the loops over windows need no bounds
+/// tests.
 inline std::int64_t padded_height(const conv2d_geometry& geo) {
-    return geo.height + 2 * geo.pad_h;
+    return geo.height + 2 * geo.pad_h + geo.pad_h_extra;
 }
 inline std::int64_t padded_width(const conv2d_geometry& geo) {
-    return geo.width + 2 * geo.pad_w;
+    return geo.width + 2 * geo.pad_w + geo.pad_w_extra;
 }
 inline bool padded(const conv2d_geometry& geo) {
-    return geo.pad_h != 0 || geo.pad_w != 0;
+    return padded_height(geo) != geo.height || padded_width(geo) != geo.width;
 }
 
 /// A plane of x as the windows read it: `plane` itself without padding, else a copy with its
@@ -162,12 +166,13 @@ const T* padded_plane(const conv2d_geometry& geo, const T* plane, T* scratch) {
     const std::int64_t pw = padded_width(geo);
     write_run<T>(nullptr, geo.pad_h * pw + geo.pad_w, scratch);
     T* row = scratch + geo.pad_h * pw + geo.pad_w;
+    const std::int64_t right = pw - geo.width - geo.pad_w;
     for (std::int64_t ih = 0; ih < geo.height; ++ih, row += pw) {
         write_run(plane + ih * geo.width, geo.width, row);
         // The right border of this row and the left of the next are contiguous.
-        write_run<T>(nullptr, ih + 1 < geo.height ? 2 * geo.pad_w : geo.pad_w, row + geo.width);
+        write_run<T>(nullptr, ih + 1 < geo.height ? right + geo.pad_w : right, row + geo.width);
     }
-    write_run<T>(nullptr, geo.pad_h * pw, row - geo.pad_w);
+    write_run<T>(nullptr, (padded_height(geo) - geo.pad_h - geo.height) * pw, row - geo.pad_w);
     return scratch;
 }
 

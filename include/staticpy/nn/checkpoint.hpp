@@ -1404,10 +1404,16 @@ void copy_value(const optim::state_value& v, const Tensor<T, S>& dst, bool first
 // save and load
 // =================================================================================================
 
+// The entry points below that take no template argument of their own are templates anyway
+// (template <class = void>): an inline function's body is compiled in every file that includes
+// it, called or not, and with it the reader and writer for every dtype, ~2 s of g++ in each of
+// a project's files. As templates they are compiled where they are called.
+
 /// safetensors' save (to bytes): state as a safetensors file's bytes.
 ///   auto bytes = nn::save_bytes(model.state_dict());
-inline std::vector<std::uint8_t> save_bytes(const optim::state_dict_t& state,
-                                            const safetensors_metadata& metadata = {}) {
+template <class = void>
+std::vector<std::uint8_t> save_bytes(const optim::state_dict_t& state,
+                                     const safetensors_metadata& metadata = {}) {
     const auto p = detail::safetensors::prepare(state, metadata, "safetensors data");
     std::vector<std::uint8_t> out;
     detail::safetensors::byte_sink sink{out};
@@ -1427,8 +1433,9 @@ std::vector<std::uint8_t> save_bytes(const dict_t<Items...>& state,
 /// hold (invalid UTF-8, "__metadata__") or an undefined tensor.
 ///   nn::save(model.state_dict(), "model.safetensors");
 ///   nn::save(opt.state_dict(), "opt.safetensors", {{"epoch", "3"}});
-inline void save(const optim::state_dict_t& state, const std::filesystem::path& path,
-                 const safetensors_metadata& metadata = {}) {
+template <class = void>
+void save(const optim::state_dict_t& state, const std::filesystem::path& path,
+          const safetensors_metadata& metadata = {}) {
     const auto p =
         detail::safetensors::prepare(state, metadata, "safetensors file '" + path.string() + "'");
     detail::safetensors::atomic_file file(path);
@@ -1445,8 +1452,8 @@ void save(const dict_t<Items...>& state, const std::filesystem::path& path,
 /// safetensors' load (from bytes): the tensors of a safetensors file held in memory; `name`
 /// names it in error messages ("safetensors data 'name': ...").
 ///   auto sd = nn::load_bytes(bytes);
-inline optim::state_dict_t load_bytes(std::span<const std::uint8_t> bytes,
-                                      std::string_view name = {}) {
+template <class = void>
+optim::state_dict_t load_bytes(std::span<const std::uint8_t> bytes, std::string_view name = {}) {
     detail::safetensors::memory_source src(bytes, name.empty() ? std::string("safetensors data")
                                                                : "safetensors data '" +
                                                                      std::string(name) + "'");
@@ -1459,7 +1466,8 @@ inline optim::state_dict_t load_bytes(std::span<const std::uint8_t> bytes,
 /// read, RuntimeError when it cannot be opened or read.
 ///   nn::load_state_dict(model, nn::load("model.safetensors"));
 ///   opt.load_state_dict(nn::load("opt.safetensors"));
-inline optim::state_dict_t load(const std::filesystem::path& path) {
+template <class = void>
+optim::state_dict_t load(const std::filesystem::path& path) {
     detail::safetensors::file_source file(path);
     if (file.regular())
         return detail::safetensors::load_from(file);
@@ -1471,7 +1479,8 @@ inline optim::state_dict_t load(const std::filesystem::path& path) {
 /// The "__metadata__" of a safetensors file (safe_open(path).metadata()), empty when it has none;
 /// the file is checked as load() checks it, without reading its tensors.
 ///   nn::load_metadata("model.safetensors").at("format") == "pt"
-inline safetensors_metadata load_metadata(const std::filesystem::path& path) {
+template <class = void>
+safetensors_metadata load_metadata(const std::filesystem::path& path) {
     detail::safetensors::file_source file(path);
     if (file.regular())
         return detail::safetensors::read_header(file).metadata;

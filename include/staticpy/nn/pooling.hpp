@@ -8,17 +8,21 @@
 //   nn::AvgPool2d<3, 1, 1, false, false>{}  // count_include_pad=False
 //   nn::AdaptiveAvgPool2d<1>{}              // global average pooling: [N, C, 1, 1]
 //
+//   nn::MaxPool2d<std::array{2, 1}>{}       // kernel (2, 1): halves H only
+//
 // They have no parameters; forward is torch.nn.functional's function (tensor/ops_pool.hpp), so
-// they run eagerly, traced and on the autodiff tape alike. Kernels, strides, paddings and
-// dilations are square (one number each); the functions take (height, width) pairs.
+// they run eagerly, traced and on the autodiff tape alike. Kernel sizes, strides, paddings and
+// dilations are each one integer or std::array{height, width} (nn/window_args.hpp).
 // nn::functional::max_pool2d, avg_pool2d and adaptive_avg_pool2d are those functions.
 
+#include <array>
 #include <cstdint>
 #include <tuple>
 #include <type_traits>
 
 #include "staticpy/core/constant.hpp"
 #include "staticpy/nn/modules.hpp"
+#include "staticpy/nn/window_args.hpp"
 #include "staticpy/tensor/ops_pool.hpp"
 
 namespace staticpy::nn {
@@ -31,32 +35,34 @@ using staticpy::max_pool2d;
 
 /// nn.MaxPool2d(kernel_size, stride=kernel_size, padding=0, dilation=1, ceil_mode=False).
 ///   nn::MaxPool2d<2> pool;                  // LeNet's: halves H and W
-template <std::int64_t KernelSize, std::int64_t Stride = KernelSize, std::int64_t Padding = 0,
-          std::int64_t Dilation = 1, bool CeilMode = false>
+template <auto KernelSize, auto Stride = KernelSize, auto Padding = 0, auto Dilation = 1,
+          bool CeilMode = false>
 struct MaxPool2d : Module<MaxPool2d<KernelSize, Stride, Padding, Dilation, CeilMode>> {
-    static constexpr std::int64_t kernel_size = KernelSize;
-    static constexpr std::int64_t stride = Stride;
-    static constexpr std::int64_t padding = Padding;
-    static constexpr std::int64_t dilation = Dilation;
+    /// (height, width), as PyTorch's layer keeps an int or a tuple.
+    static constexpr std::array<std::int64_t, 2> kernel_size = detail::hw<KernelSize>::value;
+    static constexpr std::array<std::int64_t, 2> stride = detail::hw<Stride>::value;
+    static constexpr std::array<std::int64_t, 2> padding = detail::hw<Padding>::value;
+    static constexpr std::array<std::int64_t, 2> dilation = detail::hw<Dilation>::value;
     static constexpr bool ceil_mode = CeilMode;
 
     template <class Self, class X>
     auto forward(const Self&, const X& x) const {
-        return max_pool2d(x, int_<KernelSize>{}, int_<Stride>{}, int_<Padding>{}, int_<Dilation>{},
-                          std::bool_constant<CeilMode>{});
+        return max_pool2d(x, typename detail::hw<KernelSize>::arg{},
+                          typename detail::hw<Stride>::arg{}, typename detail::hw<Padding>::arg{},
+                          typename detail::hw<Dilation>::arg{}, std::bool_constant<CeilMode>{});
     }
 };
 
 /// nn.AvgPool2d(kernel_size, stride=kernel_size, padding=0, ceil_mode=False,
 /// count_include_pad=True, divisor_override=None); DivisorOverride 0 is None.
 ///   nn::AvgPool2d<2> pool;
-template <std::int64_t KernelSize, std::int64_t Stride = KernelSize, std::int64_t Padding = 0,
-          bool CeilMode = false, bool CountIncludePad = true, std::int64_t DivisorOverride = 0>
+template <auto KernelSize, auto Stride = KernelSize, auto Padding = 0, bool CeilMode = false,
+          bool CountIncludePad = true, std::int64_t DivisorOverride = 0>
 struct AvgPool2d
     : Module<AvgPool2d<KernelSize, Stride, Padding, CeilMode, CountIncludePad, DivisorOverride>> {
-    static constexpr std::int64_t kernel_size = KernelSize;
-    static constexpr std::int64_t stride = Stride;
-    static constexpr std::int64_t padding = Padding;
+    static constexpr std::array<std::int64_t, 2> kernel_size = detail::hw<KernelSize>::value;
+    static constexpr std::array<std::int64_t, 2> stride = detail::hw<Stride>::value;
+    static constexpr std::array<std::int64_t, 2> padding = detail::hw<Padding>::value;
     static constexpr bool ceil_mode = CeilMode;
     static constexpr bool count_include_pad = CountIncludePad;
     static constexpr std::int64_t divisor_override = DivisorOverride;
@@ -64,8 +70,9 @@ struct AvgPool2d
     template <class Self, class X>
     auto forward(const Self&, const X& x) const {
         const auto window = [&](const auto& divisor) {
-            return avg_pool2d(x, int_<KernelSize>{}, int_<Stride>{}, int_<Padding>{},
-                              std::bool_constant<CeilMode>{},
+            return avg_pool2d(x, typename detail::hw<KernelSize>::arg{},
+                              typename detail::hw<Stride>::arg{},
+                              typename detail::hw<Padding>::arg{}, std::bool_constant<CeilMode>{},
                               std::bool_constant<CountIncludePad>{}, divisor);
         };
         if constexpr (DivisorOverride == 0)

@@ -6,14 +6,16 @@
 //   auto y = conv2d(x, w);                                   // stride 1, no padding, no bias
 //   auto y = conv2d(x, w, b, 2_c, 1_c);                      // stride 2, padding 1
 //   auto y = conv2d(x, w, None, 1_c, std::tuple{2_c, 1_c}, 1_c, 2);   // padding (2, 1), groups 2
+//   auto y = conv2d(x, w, b, 1_c, "same"_s);                 // output as large as the input
 //
 // Stride, padding and dilation are one number for both dims or a std::tuple of two, each a
-// compile-time int (1_c) or a run-time one. When the input's height and width and the window's
-// numbers are compile-time, so are the output's height and width (the batch may stay a run-time
-// size): y is Tensor<float, shape<std::int64_t, int_<6>, int_<28>, int_<28>>> for LeNet's first
-// layer. Sizes that cannot fit are a compile error where they are compile-time, PyTorch's
-// RuntimeError otherwise ("Given groups=1, weight of size [6, 1, 5, 5], expected input[2, 3, 8,
-// 8] to have 1 channels, but got 3 channels instead").
+// compile-time int (1_c) or a run-time one; padding may also be PyTorch's strings, "valid"_s (none)
+// or "same"_s (stride 1 only; an even kernel pads one more below and right, as PyTorch does). When
+// the input's height and width and the window's numbers are compile-time, so are the output's
+// height and width (the batch may stay a run-time size): y is Tensor<float, shape<std::int64_t,
+// int_<6>, int_<28>, int_<28>>> for LeNet's first layer. Sizes that cannot fit are a compile error
+// where they are compile-time, PyTorch's RuntimeError otherwise ("Given groups=1, weight of size
+// [6, 1, 5, 5], expected input[2, 3, 8, 8] to have 1 channels, but got 3 channels instead").
 //
 // conv2d is an op object (op_objects.hpp): eager on tensors, a graph node when traced, recorded on
 // the autodiff tape. Its derivatives are op objects too, conv2d_input_backward (a transposed
@@ -48,6 +50,12 @@ inline constexpr bool conv2d_input_channels = false;
 /// dilated kernel (KernelH x KernelW).
 template <std::int64_t PaddedH, std::int64_t PaddedW, std::int64_t KernelH, std::int64_t KernelW>
 inline constexpr bool conv2d_kernel_size = false;
+/// A padding string other than "valid" and "same": PyTorch's "Invalid padding string 'foo'".
+template <fixed_string Padding>
+inline constexpr bool conv2d_padding_string = false;
+/// padding="same" with a compile-time stride other than 1 (StrideH x StrideW).
+template <std::int64_t StrideH, std::int64_t StrideW>
+inline constexpr bool conv2d_same_padding_stride = false;
 } // namespace raise
 
 namespace detail {
@@ -65,13 +73,26 @@ struct conv_pair {
             return {static_cast<std::int64_t>(a), static_cast<std::int64_t>(a)};
     }
 };
+/// padding="valid" ("valid"_s) is no padding; padding="same" ("same"_s) stays a marker that
+/// conv2d_geometry_of turns into the padding that keeps the input's size (stride 1 only), as
+/// PyTorch's: dilation * (kernel - 1) in all, half of it above and left, one more below and right
+/// when it is odd.
+template <fixed_string S>
+struct conv_pair<str<S>> {
+    static_assert(S.view() == "valid" || S.view() == "same" || raise::conv2d_padding_string<S>,
+                  "staticpy: RuntimeError: Invalid padding string (conv2d's padding is a number, "
+                  "a pair, \"valid\"_s or \"same\"_s)");
+    using h = std::conditional_t<S.view() == "same", str<S>, int_<0>>;
+    using w = h;
+    static std::pair<h, w> get(const str<S>&) { return {}; }
+};
 template <template <class...> class P, class A, class B>
 requires(std::is_same_v<P<A, B>, std::tuple<A, B>> ||
          std::is_same_v<P<A, B>, std::pair<A, B>>) struct conv_pair<P<A, B>> {
     using h = extent_of_t<A>;
     using w = extent_of_t<B>;
     static std::pair<h, w> get(const P<A, B>& a) {
-        return {h(extent_value(std::get<0>(a))), w(extent_value(std::get<1>(a)))};
+        return {conv_pair<A>::get(std::get<0>(a)).first, conv_pair<B>::get(std::get<1>(a)).first};
     }
 };
 
@@ -86,6 +107,12 @@ struct conv_out_extent<int_<In>, int_<Kernel>, int_<Stride>, int_<Padding>, int_
     static constexpr long long padded = In + 2 * Padding;
     static constexpr long long span = Dilation * (Kernel - 1) + 1;
     using type = int_<(Stride > 0 && padded >= span) ? (padded - span) / Stride + 1 : 0>;
+};
+
+/// padding="same": the output is as large as the input (the stride is checked to be 1).
+template <class In, class Kernel, class Stride, class Dilation>
+struct conv_out_extent<In, Kernel, Stride, str<"same">, Dilation> {
+    using type = In;
 };
 
 /// The numbers of a conv2d: stride, padding, dilation and groups, each an extent (int_<N> or
@@ -123,17 +150,28 @@ kernels::conv2d_geometry conv2d_geometry_of(const Args& args,
     geo.kernel_w = w_sizes[3];
     geo.stride_h = value(std::get<0>(args));
     geo.stride_w = value(std::get<1>(args));
-    geo.pad_h = value(std::get<2>(args));
-    geo.pad_w = value(std::get<3>(args));
     geo.dilation_h = value(std::get<4>(args));
     geo.dilation_w = value(std::get<5>(args));
     geo.groups = extent_value(std::get<6>(args));
     if (geo.stride_h <= 0 || geo.stride_w <= 0)
         throw RuntimeError("non-positive stride is not supported");
-    if (geo.pad_h < 0 || geo.pad_w < 0)
-        throw RuntimeError("negative padding is not supported");
     if (geo.dilation_h <= 0 || geo.dilation_w <= 0)
         throw RuntimeError("non-positive dilation is not supported");
+    if constexpr (std::is_same_v<std::tuple_element_t<2, Args>, str<"same">>) {
+        if (geo.stride_h != 1 || geo.stride_w != 1)
+            throw RuntimeError("padding='same' is not supported for strided convolutions");
+        const std::int64_t total_h = geo.dilation_h * (geo.kernel_h - 1);
+        const std::int64_t total_w = geo.dilation_w * (geo.kernel_w - 1);
+        geo.pad_h = total_h / 2;
+        geo.pad_w = total_w / 2;
+        geo.pad_h_extra = total_h - 2 * geo.pad_h;
+        geo.pad_w_extra = total_w - 2 * geo.pad_w;
+    } else {
+        geo.pad_h = value(std::get<2>(args));
+        geo.pad_w = value(std::get<3>(args));
+    }
+    if (geo.pad_h < 0 || geo.pad_w < 0)
+        throw RuntimeError("negative padding is not supported");
     if (geo.groups <= 0)
         throw RuntimeError("non-positive groups is not supported");
     if (geo.out_channels % geo.groups != 0)
@@ -147,8 +185,8 @@ kernels::conv2d_geometry conv2d_geometry_of(const Args& args,
                            bracketed_sizes(x_sizes) + " to have " +
                            std::to_string(w_sizes[1] * geo.groups) + " channels, but got " +
                            std::to_string(geo.in_channels) + " channels instead");
-    const std::int64_t padded_h = geo.height + 2 * geo.pad_h;
-    const std::int64_t padded_w = geo.width + 2 * geo.pad_w;
+    const std::int64_t padded_h = kernels::conv_detail::padded_height(geo);
+    const std::int64_t padded_w = kernels::conv_detail::padded_width(geo);
     const std::int64_t span_h = geo.dilation_h * (geo.kernel_h - 1) + 1;
     const std::int64_t span_w = geo.dilation_w * (geo.kernel_w - 1) + 1;
     if (padded_h < span_h || padded_w < span_w)
@@ -367,6 +405,14 @@ auto conv2d(const X& x, const W& w, const B& bias = {}, const Stride& stride = {
     using args_type =
         detail::conv2d_args<typename S::h, typename S::w, typename P::h, typename P::w,
                             typename D::h, typename D::w, typename G::h>;
+    if constexpr (std::is_same_v<typename P::h, str<"same">> && is_int_constant_v<typename S::h> &&
+                  is_int_constant_v<typename S::w>) {
+        constexpr std::int64_t stride_h = S::h::value, stride_w = S::w::value;
+        static_assert((stride_h == 1 && stride_w == 1) ||
+                          raise::conv2d_same_padding_stride<stride_h, stride_w>,
+                      "staticpy: RuntimeError: padding='same' is not supported for strided "
+                      "convolutions");
+    }
     const auto [sh, sw] = S::get(stride);
     const auto [ph, pw] = P::get(padding);
     const auto [dh, dw] = D::get(dilation);

@@ -30,6 +30,10 @@ CASES = {
     "depthwise": ((1, 3, 5, 5), (3, 1, 3, 3), 1, 1, 1, 3),
     "pointwise": ((3, 5, 4, 4), (2, 5, 1, 1), 1, 0, 1, 1),
     "unbatched": ((3, 6, 6), (2, 3, 5, 5), 1, 2, 1, 1),
+    # PyTorch's padding strings; an even dilated span (4 - 1 rows) pads one more below
+    "same_even": ((2, 3, 7, 6), (4, 3, 4, 3), 1, "same", (1, 2), 1),
+    "same_odd": ((1, 2, 5, 4), (3, 2, 3, 3), 1, "same", 1, 1),
+    "valid": ((1, 2, 5, 6), (3, 2, 2, 3), 1, "valid", 1, 1),
 }
 
 
