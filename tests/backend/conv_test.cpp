@@ -145,9 +145,21 @@ void check_geometry(const conv2d_geometry& g) {
 
 TEST_CASE("conv2d kernels against the definition: LeNet's layers at a full batch",
           "[conv][kernels]") {
-    // Many tasks of a few images each, run on the threads; more tasks than partial sums.
-    check_geometry(make_geometry(64, 1, 28, 6, 5, 1, 2, 1, 1));
-    check_geometry(make_geometry(64, 6, 14, 16, 5, 1, 0, 1, 1));
+    // Many tasks of a few images each, run on the threads; more tasks than partial sums. The
+    // first layer reads its windows in place (the implicit GEMM), the second from im2col.
+    using staticpy::kernels::conv_detail::implicit_gemm;
+    using staticpy::kernels::conv_detail::split_batch;
+    const auto conv1 = make_geometry(64, 1, 28, 6, 5, 1, 2, 1, 1);
+    const auto conv2 = make_geometry(64, 6, 14, 16, 5, 1, 0, 1, 1);
+    CHECK(implicit_gemm(conv1, split_batch<float>(conv1)));
+    CHECK(!implicit_gemm(conv2, split_batch<float>(conv2)));
+    check_geometry(conv1);
+    check_geometry(conv2);
+    // implicit, with more output channels than are read in place (its B panels packed from the
+    // padded planes), and 1 x 1 windows (no dropped columns)
+    const auto pointwise = make_geometry(16, 2, 6, 24, 1, 1, 0, 1, 1);
+    CHECK(implicit_gemm(pointwise, split_batch<float>(pointwise)));
+    check_geometry(pointwise);
 }
 
 TEST_CASE("conv2d kernels against the definition: stride, padding, dilation, groups",

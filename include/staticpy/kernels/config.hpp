@@ -13,6 +13,25 @@
 #define STATICPY_HAS_XSIMD 0
 #endif
 
+#include <type_traits>
+
+namespace staticpy::kernels {
+
+#if STATICPY_HAS_XSIMD
+/// Whether the SIMD paths compile: xsimd picks no architecture on targets it does not know, and
+/// those take the scalar ones.
+inline constexpr bool xsimd_usable = !std::is_same_v<xsimd::default_arch, xsimd::unavailable>;
+#else
+inline constexpr bool xsimd_usable = false;
+#endif
+
+/// Whether values of T can be computed in SIMD batches (float and double, with xsimd).
+template <class T>
+inline constexpr bool simd_type_v = xsimd_usable &&
+                                    (std::is_same_v<T, float> || std::is_same_v<T, double>);
+
+} // namespace staticpy::kernels
+
 #if defined(_OPENMP)
 #define STATICPY_HAS_OPENMP 1
 #else

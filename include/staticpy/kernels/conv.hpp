@@ -3,7 +3,7 @@
 // and both backward products, as im2col + the own GEMM (kernels/gemm.hpp):
 //
 //   forward        y[n, o, p]  = sum_r W[o, r] col[r, (n, p)] + b[o]
-//   input grad     dcol[r, (n, p)] = sum_o W[o, r] g[n, o, p], then col2im adds dcol into dx
+//   input grad     dcol[r, (n, p)] = sum_o W[o, r] g[n, o, p], then col2im sums dcol into dx
 //   weight grad    dW[o, r]    = sum_(n, p) g[n, o, p] col[r, (n, p)]
 //
 // where r runs over one group's (input channel, kernel row, kernel column) and p over the output
@@ -12,7 +12,9 @@
 // 6 x 25 x (3 x 784) rather than three products of 6 x 25 x 784), and is small enough
 // (col_budget_bytes) to be still in L2 when the GEMM reads what im2col wrote. The tasks run on
 // the threads; where there are fewer tasks than that (large images), they run one after the
-// other and the GEMM inside each is threaded instead.
+// other and the GEMM inside each is threaded instead. A stride-1 forward with few output channels
+// skips im2col: its GEMM reads the windows straight from the padded input (an implicit GEMM,
+// below).
 //
 // The forward GEMM's epilogue moves each finished block of the product from the column order
 // (o, (n, p)) to NCHW while it is still in cache, adding the bias and applying an activation on
@@ -67,7 +69,7 @@ inline constexpr int weight_partials = 8;
 /// written before it is read. A std::vector would allocate and zero them at every call.
 template <class T>
 T* work_buffer(int which, std::int64_t count) {
-    thread_local gemm_detail::scratch buffers[5];
+    thread_local gemm_detail::scratch buffers[6];
     return static_cast<T*>(buffers[which].get(static_cast<std::size_t>(count) * sizeof(T)));
 }
 
@@ -77,6 +79,7 @@ struct batch_split {
     std::int64_t images = 1;
     int tasks = 0;
     int threads = 1;
+    int available = 1; // the threads the convolution may use
 
     [[nodiscard]] std::int64_t first(int task) const { return task * images; }
     [[nodiscard]] std::int64_t count(int task, std::int64_t batch) const {
@@ -94,10 +97,10 @@ batch_split split_batch(const conv2d_geometry& geo) {
                                         std::max<std::int64_t>(1, geo.batch));
     s.images = std::max(s.images, (geo.batch + max_tasks - 1) / max_tasks);
     s.tasks = static_cast<int>((geo.batch + s.images - 1) / s.images);
-    const int threads =
+    s.available =
         threads_for(geo.batch * geo.groups * geo.patch() * geo.positions() * geo.group_out());
     // Too few tasks to share evenly: one after the other, each GEMM threaded.
-    s.threads = s.tasks >= 2 * threads ? threads : 1;
+    s.threads = s.tasks >= 2 * s.available ? s.available : 1;
     return s;
 }
 
@@ -108,7 +111,7 @@ batch_split split_batch(const conv2d_geometry& geo) {
 template <class T>
 inline void write_run(const T* __restrict in, std::int64_t n, T* __restrict out) {
 #if STATICPY_HAS_XSIMD
-    if constexpr (gemm_detail::is_simd_real<T> && gemm_detail::xsimd_usable) {
+    if constexpr (simd_type_v<T>) {
         const auto batches = [&]<class V>(std::type_identity<V>) {
             constexpr std::int64_t W = V::size;
             const auto at = [&](std::int64_t i) {
@@ -157,12 +160,11 @@ inline bool padded(const conv2d_geometry& geo) {
     return padded_height(geo) != geo.height || padded_width(geo) != geo.width;
 }
 
-/// A plane of x as the windows read it: `plane` itself without padding, else a copy with its
-/// zero border in `scratch` (padded_height x padded_width).
+/// Writes a plane of x with its zero border to `out` (padded_height x padded_width).
 template <class T>
-const T* padded_plane(const conv2d_geometry& geo, const T* plane, T* scratch) {
+void write_padded_plane(const conv2d_geometry& geo, const T* plane, T* scratch) {
     if (!padded(geo))
-        return plane;
+        return write_run(plane, geo.height * geo.width, scratch);
     const std::int64_t pw = padded_width(geo);
     write_run<T>(nullptr, geo.pad_h * pw + geo.pad_w, scratch);
     T* row = scratch + geo.pad_h * pw + geo.pad_w;
@@ -173,6 +175,15 @@ const T* padded_plane(const conv2d_geometry& geo, const T* plane, T* scratch) {
         write_run<T>(nullptr, ih + 1 < geo.height ? right + geo.pad_w : right, row + geo.width);
     }
     write_run<T>(nullptr, (padded_height(geo) - geo.pad_h - geo.height) * pw, row - geo.pad_w);
+}
+
+/// A plane of x as the windows read it: `plane` itself without padding, else a copy with its
+/// zero border in `scratch`.
+template <class T>
+const T* padded_plane(const conv2d_geometry& geo, const T* plane, T* scratch) {
+    if (!padded(geo))
+        return plane;
+    write_padded_plane(geo, plane, scratch);
     return scratch;
 }
 
@@ -231,22 +242,20 @@ void im2col(const conv2d_geometry& geo, const T* x, std::int64_t n0, std::int64_
     });
 }
 
-/// dx[n, c, ...] += the column matrix's entries for images [n0, n0 + count) of group `group`
-/// (im2col's transpose), summed in a padded plane (no bounds tests) whose inside is then added
-/// to dx. Each (image, channel) plane is one task's, so no two threads write the same element.
+/// dx[n, c, ...] = the sums of the column matrix's entries for images [n0, n0 + count) of group
+/// `group` (im2col's transpose): each (image, channel) plane of dx is written once, by one thread,
+/// from sums made in place or, with padding, in a padded plane (no bounds tests) whose inside is
+/// then copied out.
 template <class T>
-void col2im_add(const conv2d_geometry& geo, const T* col, std::int64_t n0, std::int64_t count,
-                std::int64_t group, T* dx) {
+void col2im(const conv2d_geometry& geo, const T* col, std::int64_t n0, std::int64_t count,
+            std::int64_t group, T* dx) {
     const std::int64_t kk = geo.kernel_h * geo.kernel_w, gi = geo.group_in();
     const std::int64_t cols = count * geo.positions();
     const std::int64_t ld = padded(geo) ? padded_width(geo) : geo.width;
     for_each_plane<T>(geo, count, [&](std::int64_t i, std::int64_t cg, T* scratch) {
         T* plane = dx + (n0 + i) * geo.image_size() + (group * gi + cg) * geo.height * geo.width;
-        T* sum = plane;
-        if (scratch != nullptr) {
-            write_run<T>(nullptr, padded_height(geo) * ld, scratch);
-            sum = scratch;
-        }
+        T* sum = scratch != nullptr ? scratch : plane;
+        write_run<T>(nullptr, (scratch != nullptr ? padded_height(geo) : geo.height) * ld, sum);
         for_each_window_row(geo, sum, ld, col + cg * kk * cols + i * geo.positions(), cols,
                             [&](T* out, const T* in) {
                                 if (geo.stride_w == 1)
@@ -257,9 +266,78 @@ void col2im_add(const conv2d_geometry& geo, const T* col, std::int64_t n0, std::
                             });
         if (scratch != nullptr)
             for (std::int64_t ih = 0; ih < geo.height; ++ih)
-                add_run(scratch + (ih + geo.pad_h) * ld + geo.pad_w, geo.width,
-                        plane + ih * geo.width);
+                write_run(scratch + (ih + geo.pad_h) * ld + geo.pad_w, geo.width,
+                          plane + ih * geo.width);
     });
+}
+
+/// How a forward product's columns map to the output: rows of `pitch` columns, of which the
+/// first `width` are outputs (the rest dropped), `image_rows` rows an image. The im2col product
+/// is one row per image (width = pitch = positions); the implicit GEMM's has out_h rows of the
+/// padded width.
+struct product_layout {
+    std::int64_t cols, width, pitch, image_rows;
+
+    /// Calls run(j, end, image, q) for each run [j, end) of kept columns within [j0, j1): they
+    /// go to image `image` (counted from the product's first), output positions from q on.
+    template <class Run>
+    void for_each_run(std::int64_t j0, std::int64_t j1, Run run) const {
+        for (std::int64_t j = j0; j < j1;) {
+            const std::int64_t row = j / pitch, row_start = row * pitch;
+            const std::int64_t end = std::min(j1, row_start + width);
+            if (j < end)
+                run(j, end, row / image_rows, (row % image_rows) * width + (j - row_start));
+            j = std::min(j1, row_start + pitch);
+        }
+    }
+};
+
+// The implicit GEMM of the forward. With stride 1, the windows along a row of the padded plane
+// (width pw) are consecutive: the column matrix's row for tap (c, ki, kj), taken at j = oh * pw +
+// ow, is the padded plane of channel c read from offset ki * dilation_h * pw + kj * dilation_w
+// on. So the GEMM can read its B straight from the padded planes (gemm_detail::offset_rows)
+// instead of from an im2col copy, at the price of computing the pw - out_w columns of each row
+// that fall past the output, and dropping them. Where the copy is the larger cost (LeNet's first
+// layer: one input channel, 6 output channels, 25 taps; 1 x 1 windows), that is the better trade:
+// 290 -> 245 us for LeNet's first layer at batch 64, one thread.
+
+/// The padded planes of a task's images, channel by channel: plane (c, i) at (c * count + i) *
+/// plane_size, so that j = i * plane_size + oh * pw + ow runs over all the task's windows.
+inline std::int64_t plane_size(const conv2d_geometry& geo) {
+    return padded_height(geo) * padded_width(geo);
+}
+
+/// Whether the forward product reads the padded input in place: stride 1, the tasks on all the
+/// threads (each task's GEMMs run on one), and the dropped columns (per image and tap: out_h x
+/// (pw - out_w), times the output channels) cost less than an im2col copy (positions, times
+/// about two for the write and the read).
+inline bool implicit_gemm(const conv2d_geometry& geo, const batch_split& split) {
+    const std::int64_t p = geo.positions();
+    return geo.stride_h == 1 && geo.stride_w == 1 && split.threads == split.available &&
+           geo.group_out() * geo.out_h * (padded_width(geo) - geo.out_w) <= 2 * p;
+}
+
+/// The padded planes of images [n0, n0 + count) and group `group` of x, laid out as plane_size
+/// says, with the tap offsets of the column matrix's rows; returns the B operand. The reads of
+/// the last windows' dropped columns run span_w - 1 values past the last plane: they are zeros.
+template <class T>
+gemm_detail::offset_rows<T> padded_planes(const conv2d_geometry& geo, const T* x, std::int64_t n0,
+                                          std::int64_t count, std::int64_t group) {
+    const std::int64_t gi = geo.group_in(), size = plane_size(geo), pw = padded_width(geo);
+    const std::int64_t tail = geo.dilation_w * (geo.kernel_w - 1);
+    T* planes = work_buffer<T>(0, gi * count * size + tail);
+    for (std::int64_t c = 0; c < gi; ++c)
+        for (std::int64_t i = 0; i < count; ++i)
+            write_padded_plane(
+                geo, x + (n0 + i) * geo.image_size() + (group * gi + c) * geo.height * geo.width,
+                planes + (c * count + i) * size);
+    write_run<T>(nullptr, tail, planes + gi * count * size);
+    auto* offsets = work_buffer<std::int64_t>(5, geo.patch());
+    for (std::int64_t c = 0, r = 0; c < gi; ++c)
+        for (std::int64_t ki = 0; ki < geo.kernel_h; ++ki)
+            for (std::int64_t kj = 0; kj < geo.kernel_w; ++kj, ++r)
+                offsets[r] = c * count * size + ki * geo.dilation_h * pw + kj * geo.dilation_w;
+    return {planes, offsets};
 }
 
 /// The rows [o0, o0 + rows) of channel-major g (NCHW) for images [n0, n0 + count), laid side by
@@ -295,37 +373,59 @@ void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T*
     if (geo.batch == 0 || geo.out_channels == 0 || p == 0)
         return;
     const batch_split split = split_batch<T>(geo);
+    const bool implicit = patch > 0 && implicit_gemm(geo, split);
     parallel_tasks(split.tasks, split.threads, [&](int task) {
         const std::int64_t n0 = split.first(task), count = split.count(task, geo.batch);
-        const std::int64_t cols = count * p;
-        T* col = work_buffer<T>(0, patch * cols);
-        T* product = work_buffer<T>(1, og * cols);
+        // The finished block [i0, i1) x [j0, j1) of a product goes to NCHW with the bias and the
+        // activation while it is in cache.
+        const auto to_output = [&](const T* product, const product_layout& layout,
+                                   std::int64_t first_image, std::int64_t o0) {
+            return [&, product, layout, first_image, o0](std::int64_t i0, std::int64_t i1,
+                                                         std::int64_t j0, std::int64_t j1) {
+                for (std::int64_t o = i0; o < i1; ++o)
+                    layout.for_each_run(
+                        j0, j1,
+                        [&](std::int64_t j, std::int64_t end, std::int64_t image, std::int64_t q) {
+                            const T b = bias != nullptr ? bias[o0 + o] : T(0);
+                            const T* src = product + o * layout.cols + j;
+                            T* dst =
+                                y + ((first_image + image) * geo.out_channels + o0 + o) * p + q;
+                            for (std::int64_t k = 0; k < end - j; ++k)
+                                dst[k] = activation(static_cast<T>(src[k] + b));
+                        });
+            };
+        };
+        if (implicit) {
+            // One product per image: [og, out_h x pw], the columns past out_w in each row dropped.
+            const product_layout layout{geo.out_h * padded_width(geo), geo.out_w, padded_width(geo),
+                                        geo.out_h};
+            T* product = work_buffer<T>(1, og * layout.cols);
+            for (std::int64_t group = 0; group < geo.groups; ++group) {
+                const std::int64_t o0 = group * og;
+                const auto planes = padded_planes(geo, x, n0, count, group);
+                for (std::int64_t i = 0; i < count; ++i) {
+                    auto epilogue = to_output(product, layout, n0 + i, o0);
+                    gemm_detail::gemm_serial<T>(og, layout.cols, patch, w + o0 * patch, patch, 1,
+                                                planes.shifted(0, i * plane_size(geo)), product,
+                                                layout.cols, 0, 0, epilogue);
+                }
+            }
+            return;
+        }
+        // One product per task: [og, count x positions].
+        const product_layout layout{count * p, p, p, 1};
+        T* col = work_buffer<T>(0, patch * layout.cols);
+        T* product = work_buffer<T>(1, og * layout.cols);
         for (std::int64_t group = 0; group < geo.groups; ++group) {
             im2col(geo, x, n0, count, group, col);
             const std::int64_t o0 = group * og;
-            // The finished block [i0, i1) x [j0, j1) of the product goes to NCHW with the bias
-            // and the activation while it is in cache.
-            const auto to_output = [&](std::int64_t i0, std::int64_t i1, std::int64_t j0,
-                                       std::int64_t j1) {
-                for (std::int64_t o = i0; o < i1; ++o) {
-                    const T b = bias != nullptr ? bias[o0 + o] : T(0);
-                    const T* src = product + o * cols;
-                    for (std::int64_t j = j0; j < j1;) {
-                        const std::int64_t i = j / p, q = j % p;
-                        const std::int64_t run = std::min(j1 - j, p - q);
-                        T* dst = y + ((n0 + i) * geo.out_channels + o0 + o) * p + q;
-                        for (std::int64_t k = 0; k < run; ++k)
-                            dst[k] = activation(static_cast<T>(src[j + k] + b));
-                        j += run;
-                    }
-                }
-            };
+            auto epilogue = to_output(product, layout, n0, o0);
             if (patch == 0) {
-                std::fill(product, product + og * cols, T(0));
-                to_output(0, og, 0, cols);
+                std::fill(product, product + og * layout.cols, T(0));
+                epilogue(0, og, 0, layout.cols);
             } else {
-                gemm<T>(og, cols, patch, w + o0 * patch, patch, 1, col, cols, 1, product, cols,
-                        to_output);
+                gemm<T>(og, layout.cols, patch, w + o0 * patch, patch, 1, col, layout.cols, 1,
+                        product, layout.cols, epilogue);
             }
         }
     });
@@ -336,10 +436,11 @@ void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T*
 template <class T>
 void conv2d_input_grad(const conv2d_geometry& geo, const T* g, const T* w, T* dx) {
     using namespace conv_detail;
-    std::fill(dx, dx + geo.batch * geo.image_size(), T(0));
     const std::int64_t p = geo.positions(), patch = geo.patch(), og = geo.group_out();
-    if (geo.batch == 0 || p == 0 || patch == 0)
+    if (geo.batch == 0 || p == 0 || patch == 0) {
+        std::fill(dx, dx + geo.batch * geo.image_size(), T(0));
         return;
+    }
     const batch_split split = split_batch<T>(geo);
     parallel_tasks(split.tasks, split.threads, [&](int task) {
         const std::int64_t n0 = split.first(task), count = split.count(task, geo.batch);
@@ -355,7 +456,7 @@ void conv2d_input_grad(const conv2d_geometry& geo, const T* g, const T* w, T* dx
                 // dcol [patch, cols] = W_group^T [patch, og] . g [og, cols]
                 gemm<T>(patch, cols, og, w + o0 * patch, 1, patch, gathered, cols, 1, dcol, cols);
             }
-            col2im_add(geo, dcol, n0, count, group, dx);
+            col2im(geo, dcol, n0, count, group, dx);
         }
     });
 }
@@ -366,9 +467,10 @@ template <class T>
 void conv2d_weight_grad(const conv2d_geometry& geo, const T* g, const T* x, T* dw) {
     using namespace conv_detail;
     const std::int64_t p = geo.positions(), patch = geo.patch(), og = geo.group_out();
-    std::fill(dw, dw + geo.out_channels * patch, T(0));
-    if (geo.batch == 0 || p == 0 || patch == 0 || og == 0)
+    if (geo.batch == 0 || p == 0 || patch == 0 || og == 0) {
+        std::fill(dw, dw + geo.out_channels * patch, T(0));
         return;
+    }
     const batch_split split = split_batch<T>(geo);
     // Partial sum s covers tasks [tasks * s / slots, tasks * (s + 1) / slots); with one, it is dw.
     const int slots = std::min(split.tasks, weight_partials);
@@ -387,7 +489,9 @@ void conv2d_weight_grad(const conv2d_geometry& geo, const T* g, const T* x, T* d
                 const std::int64_t o0 = group * og;
                 im2col(geo, x, n0, count, group, col);
                 gather_channels(geo, g, n0, count, o0, og, gathered);
-                // dW_group [og, patch] (+)= g [og, cols] . col^T [cols, patch]
+                // dW_group [og, patch] (+)= g [og, cols] . col^T [cols, patch]. (Not an implicit
+                // GEMM: its g would be spread over the padded planes' positions, and the dropped
+                // ones cost more than im2col saves: LeNet's first layer, 320 -> 370 us a batch.)
                 T* target = task == t0 ? partial + o0 * patch : product;
                 gemm<T>(og, patch, cols, gathered, cols, 1, col, 1, cols, target, patch);
                 if (task != t0)

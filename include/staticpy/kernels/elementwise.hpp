@@ -33,10 +33,6 @@ template <class T>
 using batch_t = xsimd::batch<T>;
 #endif
 
-/// Whether values of T can be computed in batches at all (float and double, with xsimd).
-template <class T>
-inline constexpr bool simd_type_v = STATICPY_HAS_XSIMD &&
-                                    (std::is_same_v<T, float> || std::is_same_v<T, double>);
 
 /// Where a kernel's values go when it stores them: q[o], or `width` elements from o with stride
 /// `step` (one vector store when contiguous). Held by value: the SIMD stores may alias anything,

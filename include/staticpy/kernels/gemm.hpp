@@ -14,7 +14,9 @@
 // kernel wants, and pads edges with zeros so the kernel never needs a remainder loop. The
 // exceptions, where a copy would cost more than it saves (see gemm_serial): a row-major A is read
 // in place, and so is a row-major B when the product has one row of micro-tiles. Thin products
-// whose operands are both unit-stride along K (A B^T) are dot products instead (gemm_dot).
+// whose operands are both unit-stride along K (A B^T) are dot products instead (gemm_dot). Inside,
+// B is an operand that says where its rows are (strided_b; offset_rows, each row at its own
+// offset, is a convolution's implicit GEMM: kernels/conv.hpp).
 //
 // Threads split C into disjoint rectangles (a few per thread, taken first come first served), each
 // running the loop nest on its own rectangle with its own packing buffers; no two threads ever
@@ -53,13 +55,6 @@ struct no_epilogue {
 };
 
 namespace gemm_detail {
-
-#if STATICPY_HAS_XSIMD
-// xsimd picks no architecture on targets it does not know; those take the scalar kernel.
-inline constexpr bool xsimd_usable = !std::is_same_v<xsimd::default_arch, xsimd::unavailable>;
-#else
-inline constexpr bool xsimd_usable = false;
-#endif
 
 // The micro-kernel's loops must be unrolled completely, or its accumulators leave the registers.
 #if defined(__clang__)
@@ -207,14 +202,54 @@ void pack_b(std::int64_t kc, std::int64_t nc, const T* b, std::int64_t rs, std::
     }
 }
 
+/// A B operand with any strides (transposed views included). Its rows are unit-stride along N
+/// when cs is 1, and then the kernels can read them in place (row(k)).
+template <class T>
+struct strided_b {
+    const T* b;
+    std::int64_t rs, cs;
+    [[nodiscard]] bool unit_columns() const { return cs == 1; }
+    const T* row(std::int64_t k) const { return b + k * rs; }
+    strided_b shifted(std::int64_t k, std::int64_t j) const {
+        return {b + k * rs + j * cs, rs, cs};
+    }
+    /// Its kc x nc block at (0, 0) packed into micro-panels of NR columns (pack_b).
+    template <int NR>
+    void pack(std::int64_t kc, std::int64_t nc, T* out) const {
+        pack_b<T, NR>(kc, nc, b, rs, cs, out);
+    }
+};
+
+/// A B operand whose rows (unit-stride along N) each start at their own offset from a base: an
+/// implicit GEMM, whose B is a convolution's column matrix read straight from the padded input
+/// (row r, one kernel tap, starts where that tap's windows start; kernels/conv.hpp).
+template <class T>
+struct offset_rows {
+    const T* base;
+    const std::int64_t* offset;
+    [[nodiscard]] static bool unit_columns() { return true; }
+    const T* row(std::int64_t k) const { return base + offset[k]; }
+    offset_rows shifted(std::int64_t k, std::int64_t j) const { return {base + j, offset + k}; }
+    template <int NR>
+    void pack(std::int64_t kc, std::int64_t nc, T* out) const {
+        for (std::int64_t j0 = 0; j0 < nc; j0 += NR, out += kc * NR) {
+            const std::int64_t nr = std::min<std::int64_t>(NR, nc - j0);
+            for (std::int64_t k = 0; k < kc; ++k) {
+                const T* src = row(k) + j0;
+                for (std::int64_t j = 0; j < NR; ++j)
+                    out[k * NR + j] = j < nr ? src[j] : T(0);
+            }
+        }
+    }
+};
+
 /// The micro-kernel: the MR x NR tile at c (row stride ldc) is set to (accumulate: incremented by)
 /// the product of an A micro-panel (Packed: MR values per k; otherwise MR rows of a row-major A,
-/// lda apart) and a B micro-panel, over kc. B's NR values for each k are consecutive, ldb apart:
-/// NR in a packed panel, B's row stride when B is read in place.
-template <class T, bool Packed>
-inline void micro_kernel(std::int64_t kc, const T* __restrict a, std::int64_t lda,
-                         const T* __restrict b, std::int64_t ldb, T* c, std::int64_t ldc,
-                         bool accumulate) {
+/// lda apart) and a B micro-panel, over kc. B's NR values for each k are consecutive, at
+/// b.row(k): NR apart in a packed panel, where B puts them when it is read in place.
+template <class T, bool Packed, class BRows>
+inline void micro_kernel(std::int64_t kc, const T* __restrict a, std::int64_t lda, BRows b, T* c,
+                         std::int64_t ldc, bool accumulate) {
     using P = blocking<T>;
     constexpr int MR = P::MR;
 #if STATICPY_HAS_XSIMD
@@ -228,10 +263,11 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict a, std::int64_t ld
         for (int j = 0; j < NB; ++j)
             acc[r][j] = V(T(0));
         for (std::int64_t k = 0; k < kc; ++k) {
+            const T* __restrict bk = b.row(k);
             V bv[NB];
             STATICPY_GEMM_UNROLL
             for (int j = 0; j < NB; ++j)
-                bv[j] = V::load_unaligned(b + j * W);
+                bv[j] = V::load_unaligned(bk + j * W);
             STATICPY_GEMM_UNROLL
             for (int r = 0; r < MR; ++r) {
                 const V av(Packed ? a[r] : a[r * lda]);
@@ -240,7 +276,6 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict a, std::int64_t ld
                     acc[r][j] = madd(av, bv[j], acc[r][j]);
             }
             a += Packed ? MR : 1;
-            b += ldb;
         }
         STATICPY_GEMM_UNROLL
         for (int r = 0; r < MR; ++r)
@@ -257,11 +292,11 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict a, std::int64_t ld
         constexpr int NR = P::NR;
         T acc[MR][NR] = {};
         for (std::int64_t k = 0; k < kc; ++k) {
+            const T* bk = b.row(k);
             for (int r = 0; r < MR; ++r)
                 for (int j = 0; j < NR; ++j)
-                    acc[r][j] += (Packed ? a[r] : a[r * lda]) * b[j];
+                    acc[r][j] += (Packed ? a[r] : a[r * lda]) * bk[j];
             a += Packed ? MR : 1;
-            b += ldb;
         }
         for (int r = 0; r < MR; ++r)
             for (int j = 0; j < NR; ++j)
@@ -275,10 +310,11 @@ template <class T>
 inline constexpr std::int64_t direct_b_rows = 2 * blocking<T>::MR;
 
 /// The loop nest on one rectangle of C, single-threaded. Called by each thread on its own part.
-template <class T, class Epilogue>
+/// B is a strided_b or an offset_rows.
+template <class T, class BOperand, class Epilogue>
 void gemm_serial(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::int64_t ars,
-                 std::int64_t acs, const T* B, std::int64_t brs, std::int64_t bcs, T* C,
-                 std::int64_t ldc, std::int64_t i_base, std::int64_t j_base, Epilogue& epilogue) {
+                 std::int64_t acs, const BOperand& B, T* C, std::int64_t ldc, std::int64_t i_base,
+                 std::int64_t j_base, Epilogue& epilogue) {
     using P = blocking<T>;
     constexpr int MR = P::MR, NR = P::NR;
     // K in equal blocks of at most KC: 784 as 392 + 392, not 256 + 256 + 256 + 16, whose last
@@ -299,16 +335,16 @@ void gemm_serial(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std
     // one or two rows (a convolution's output channels against a few images' positions: LeNet's
     // first layer is 6 x 25 x 2352 a task) the copy costs as much as the product. Only a ragged
     // last panel is packed.
-    const bool direct_b = bcs == 1 && M <= direct_b_rows<T>;
+    const bool direct_b = B.unit_columns() && M <= direct_b_rows<T>;
 
     for (std::int64_t jc = 0; jc < N; jc += P::NC) {
         const std::int64_t nc = std::min(P::NC, N - jc);
         for (std::int64_t pc = 0; pc < K; pc += kc_max) {
             const std::int64_t kc = std::min(kc_max, K - pc);
             const bool first = pc == 0, last = pc + kc == K;
-            const T* bblock = B + pc * brs + jc * bcs;
+            const BOperand bblock = B.shifted(pc, jc);
             if (!direct_b)
-                pack_b<T, NR>(kc, nc, bblock, brs, bcs, bp);
+                bblock.template pack<NR>(kc, nc, bp);
             for (std::int64_t ic = 0; ic < M; ic += P::MC) {
                 const std::int64_t mc = std::min(P::MC, M - ic);
                 const T* ablock = A + ic * ars + pc * acs;
@@ -316,25 +352,27 @@ void gemm_serial(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std
                 pack_a<T, MR>(mc - full, kc, ablock + full * ars, ars, acs, ap);
                 for (std::int64_t jr = 0; jr < nc; jr += NR) {
                     const std::int64_t nr = std::min<std::int64_t>(NR, nc - jr);
-                    const T* bpanel = bp + jr * kc;
-                    std::int64_t ldb = NR;
-                    if (direct_b && nr == NR) {
-                        bpanel = bblock + jr;
-                        ldb = brs;
-                    } else if (direct_b) {
-                        pack_b<T, NR>(kc, nr, bblock + jr, brs, bcs, bp);
-                        bpanel = bp;
-                    }
+                    const bool in_place = direct_b && nr == NR;
+                    if (direct_b && !in_place)
+                        bblock.shifted(0, jr).template pack<NR>(kc, nr, bp);
+                    const strided_b<T> packed_panel{direct_b ? bp : bp + jr * kc, NR, 1};
                     for (std::int64_t ir = 0; ir < mc; ir += MR) {
                         const std::int64_t mr = std::min<std::int64_t>(MR, mc - ir);
                         T* ct = C + (ic + ir) * ldc + jc + jr;
                         const bool packed = ir >= full;
                         const T* apanel = packed ? ap + (ir - full) * kc : ablock + ir * ars;
-                        const auto kernel = [&](T* dst, std::int64_t ld, bool acc) {
+                        const auto with_b = [&](const auto& bpanel, T* dst, std::int64_t ld,
+                                                bool acc) {
                             if (packed)
-                                micro_kernel<T, true>(kc, apanel, 0, bpanel, ldb, dst, ld, acc);
+                                micro_kernel<T, true>(kc, apanel, 0, bpanel, dst, ld, acc);
                             else
-                                micro_kernel<T, false>(kc, apanel, ars, bpanel, ldb, dst, ld, acc);
+                                micro_kernel<T, false>(kc, apanel, ars, bpanel, dst, ld, acc);
+                        };
+                        const auto kernel = [&](T* dst, std::int64_t ld, bool acc) {
+                            if (in_place)
+                                with_b(bblock.shifted(0, jr), dst, ld, acc);
+                            else
+                                with_b(packed_panel, dst, ld, acc);
                         };
                         if (mr == MR && nr == NR) {
                             kernel(ct, ldc, !first);
@@ -616,9 +654,10 @@ void gemm(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::int64
                                B + j0 * b_col_stride, b_col_stride, C + i0 * ldc + j0, ldc, i0, j0,
                                epilogue);
             else
-                d::gemm_serial<T>(i1 - i0, j1 - j0, K, A + i0 * a_row_stride, a_row_stride,
-                                  a_col_stride, B + j0 * b_col_stride, b_row_stride, b_col_stride,
-                                  C + i0 * ldc + j0, ldc, i0, j0, epilogue);
+                d::gemm_serial<T>(
+                    i1 - i0, j1 - j0, K, A + i0 * a_row_stride, a_row_stride, a_col_stride,
+                    d::strided_b<T>{B + j0 * b_col_stride, b_row_stride, b_col_stride},
+                    C + i0 * ldc + j0, ldc, i0, j0, epilogue);
         };
         parallel_tasks(s.tm * s.tn, s.threads, run_part);
     }
