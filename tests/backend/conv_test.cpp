@@ -174,24 +174,23 @@ TEST_CASE("conv2d kernels against the definition: stride, padding, dilation, gro
 TEST_CASE("conv2d kernels against the definition: padding 'same' of even kernels (one more "
           "below and right)",
           "[conv][kernels]") {
-    // kernel 4 x 2: padding 1 above, 2 below, 0 left, 1 right, as PyTorch's padding='same'
-    conv2d_geometry g = make_geometry(7, 3, 9, 4, 4, 1, 1, 1, 1);
-    g.kernel_w = 2;
-    g.pad_w = 0;
-    g.pad_h_extra = 1;
-    g.pad_w_extra = 1;
-    set_output_size(g);
-    REQUIRE(g.out_h == g.height);
-    REQUIRE(g.out_w == g.width);
-    check_geometry(g);
-    // dilated: 2 x (2 - 1) = 2 columns, one each side; 3 x (4 - 1) = 9 rows, 4 above, 5 below
-    g.dilation_h = 3;
-    g.dilation_w = 2;
-    g.pad_h = 4;
-    g.pad_w = 1;
-    g.pad_w_extra = 0;
-    set_output_size(g);
-    REQUIRE(g.out_h == g.height);
-    REQUIRE(g.out_w == g.width);
-    check_geometry(g);
+    // a kernel of 4 x 2 taps, padded as PyTorch's padding='same' pads it: the output is as
+    // large as the input
+    const auto check_same = [](std::int64_t dilation_h, std::int64_t dilation_w) {
+        conv2d_geometry g = make_geometry(7, 3, 9, 4, 4, 1, 0, 1, 1);
+        g.kernel_w = 2;
+        g.dilation_h = dilation_h;
+        g.dilation_w = dilation_w;
+        const std::int64_t total_h = dilation_h * 3, total_w = dilation_w * 1;
+        g.pad_h = total_h / 2;
+        g.pad_w = total_w / 2;
+        g.pad_h_extra = total_h % 2;
+        g.pad_w_extra = total_w % 2;
+        set_output_size(g);
+        REQUIRE(g.out_h == g.height);
+        REQUIRE(g.out_w == g.width);
+        check_geometry(g);
+    };
+    check_same(1, 1); // 1 row above, 2 below; none left, 1 right
+    check_same(3, 2); // 4 rows above, 5 below; 1 column each side
 }
