@@ -268,6 +268,16 @@ TEST_CASE("nn::Conv2d: PyTorch's parameters and initialisation, and a LeNet-5 ea
         autodiff_test::flat(conv2d(small, wide.weight, None, std::tuple{2, 1}, std::tuple{1, 2})),
         1e-6);
 
+    // the pooling layers' non-square windows: (2, 1) halves H only, (1, 2) W only
+    const auto pooled = nn::MaxPool2d<std::array{2, 1}>{}(y_same);
+    static_assert(std::is_same_v<typename decltype(pooled)::shape_type,
+                                 shape<std::int64_t, int_<3>, int_<7>, int_<56>>>);
+    require_close(pooled, autodiff_test::flat(max_pool2d(y_same, std::tuple{2, 1})), 0.0);
+    const auto averaged = nn::AvgPool2d<std::array{1, 2}>{}(y_same);
+    static_assert(std::is_same_v<typename decltype(averaged)::shape_type,
+                                 shape<std::int64_t, int_<3>, int_<14>, int_<28>>>);
+    require_close(averaged, autodiff_test::flat(avg_pool2d(y_same, std::tuple{1, 2})), 0.0);
+
     // (A LeNet's graph-mode gradient costs the compiler gigabytes today: the training example
     // compiles it; this test keeps to single convolutions' gradients, above.)
 }
