@@ -301,8 +301,8 @@ struct product_layout {
 // layer: one input channel, 6 output channels, 25 taps; 1 x 1 windows), that is the better trade:
 // 290 -> 245 us for LeNet's first layer at batch 64, one thread.
 
-/// The padded planes of a task's images, channel by channel: plane (c, i) at (c * count + i) *
-/// plane_size, so that j = i * plane_size + oh * pw + ow runs over all the task's windows.
+/// The elements of one padded plane: padded_planes puts plane (c, i) of a task at (c * count + i)
+/// * plane_size, and image i's GEMM reads from i * plane_size on.
 inline std::int64_t plane_size(const conv2d_geometry& geo) {
     return padded_height(geo) * padded_width(geo);
 }
@@ -318,8 +318,9 @@ inline bool implicit_gemm(const conv2d_geometry& geo, const batch_split& split) 
 }
 
 /// The padded planes of images [n0, n0 + count) and group `group` of x, laid out as plane_size
-/// says, with the tap offsets of the column matrix's rows; returns the B operand. The reads of
-/// the last windows' dropped columns run span_w - 1 values past the last plane: they are zeros.
+/// says, with the tap offsets of the column matrix's rows (relative to an image's first plane);
+/// returns the B operand of image 0 (shifted(0, i * plane_size) is image i's). The reads of the
+/// last image's dropped columns run span_w - 1 values past the last plane: they are zeros.
 template <class T>
 gemm_detail::offset_rows<T> padded_planes(const conv2d_geometry& geo, const T* x, std::int64_t n0,
                                           std::int64_t count, std::int64_t group) {
