@@ -1,10 +1,12 @@
 #pragma once
 // The kernels layer: SIMD (xsimd) and OpenMP detection, the vectorised math, the GEMM, loop nests,
-// the parallel split, the elementwise and reduction loops, the softmax row kernel.
+// the parallel split (the loop nests take their blocks of work through function_ref), the
+// elementwise and reduction loops, the softmax row kernel.
 //   #include <staticpy/kernels.hpp>
 
 #include "staticpy/kernels/config.hpp"
 #include "staticpy/kernels/elementwise.hpp"
+#include "staticpy/kernels/function_ref.hpp"
 #include "staticpy/kernels/gemm.hpp"
 #include "staticpy/kernels/loop.hpp"
 #include "staticpy/kernels/math.hpp"

@@ -41,6 +41,7 @@
 #include <utility>
 
 #include "staticpy/kernels/config.hpp"
+#include "staticpy/kernels/function_ref.hpp"
 #include "staticpy/kernels/parallel.hpp"
 
 #if defined(STATICPY_HAS_CBLAS)
@@ -53,6 +54,11 @@ namespace staticpy::kernels {
 struct no_epilogue {
     void operator()(std::int64_t, std::int64_t, std::int64_t, std::int64_t) const noexcept {}
 };
+
+/// The epilogue as the loop nests take it: compiled once per element type and B operand, not
+/// once per epilogue (each graph's fused epilogue is a type of its own; one nn test file held 16
+/// copies of the loop nest and micro-kernel). Empty for no_epilogue.
+using epilogue_ref = function_ref<void(std::int64_t, std::int64_t, std::int64_t, std::int64_t)>;
 
 namespace gemm_detail {
 
@@ -311,10 +317,10 @@ inline constexpr std::int64_t direct_b_rows = 2 * blocking<T>::MR;
 
 /// The loop nest on one rectangle of C, single-threaded. Called by each thread on its own part.
 /// B is a strided_b or an offset_rows.
-template <class T, class BOperand, class Epilogue>
+template <class T, class BOperand>
 void gemm_serial(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::int64_t ars,
                  std::int64_t acs, const BOperand& B, T* C, std::int64_t ldc, std::int64_t i_base,
-                 std::int64_t j_base, Epilogue& epilogue) {
+                 std::int64_t j_base, epilogue_ref epilogue) {
     using P = blocking<T>;
     constexpr int MR = P::MR, NR = P::NR;
     // K in equal blocks of at most KC: 784 as 392 + 392, not 256 + 256 + 256 + 16, whose last
@@ -384,7 +390,7 @@ void gemm_serial(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std
                                     ct[r * ldc + j] = first ? edge[r * NR + j]
                                                             : ct[r * ldc + j] + edge[r * NR + j];
                         }
-                        if (last)
+                        if (last && epilogue)
                             epilogue(i_base + ic + ir, i_base + ic + ir + mr, j_base + jc + jr,
                                      j_base + jc + jr + nr);
                     }
@@ -405,10 +411,10 @@ inline constexpr std::int64_t dot_min_k = 64;
 /// The rectangle [i_base, i_base + M) x [j_base, j_base + N) of C = A B as dot products of A's
 /// rows (lda apart) and B's columns (ldb apart), each unit-stride along K, DM x DN of them at a
 /// time in registers, vectorised along K. The epilogue gets each row band of DM rows once final.
-template <class T, class Epilogue>
+template <class T>
 void gemm_dot(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::int64_t lda,
               const T* B, std::int64_t ldb, T* C, std::int64_t ldc, std::int64_t i_base,
-              std::int64_t j_base, Epilogue& epilogue) {
+              std::int64_t j_base, epilogue_ref epilogue) {
     constexpr int DM = 4, DN = 4;
 #if STATICPY_HAS_XSIMD
     constexpr int W = simd_width<T>();
@@ -463,7 +469,8 @@ void gemm_dot(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::i
                 for (std::int64_t c = 0; c < nj; ++c)
                     C[(i0 + r) * ldc + j0 + c] = sum[r][c];
         }
-        epilogue(i_base + i0, i_base + i0 + mi, j_base, j_base + N);
+        if (epilogue)
+            epilogue(i_base + i0, i_base + i0 + mi, j_base, j_base + N);
     }
 }
 
@@ -523,10 +530,10 @@ inline bool cblas_layout(std::int64_t rows, std::int64_t cols, std::int64_t rs, 
     return false;
 }
 
-template <class T, class Epilogue>
+template <class T>
 bool try_cblas(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::int64_t ars,
                std::int64_t acs, const T* B, std::int64_t brs, std::int64_t bcs, T* C,
-               std::int64_t ldc, Epilogue& epilogue) {
+               std::int64_t ldc, epilogue_ref epilogue) {
     if constexpr (!is_simd_real<T>) {
         return false;
     } else {
@@ -545,7 +552,7 @@ bool try_cblas(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::
         else
             cblas_dgemm(CblasRowMajor, ta, tb, i(M), i(N), i(K), 1.0, A, i(lda), B, i(ldb), 0.0, C,
                         i(ldc));
-        if constexpr (!std::is_same_v<std::decay_t<Epilogue>, no_epilogue>) {
+        if (epilogue) {
             // The product is already final everywhere; blocks of 64 x 256 keep the epilogue's
             // working set in L1/L2.
             constexpr std::int64_t bm = 64, bn = 256;
@@ -603,6 +610,62 @@ inline std::pair<std::int64_t, std::int64_t> band(std::int64_t n, int parts, int
 
 } // namespace gemm_detail
 
+namespace gemm_detail {
+/// gemm() with its epilogue behind a reference: compiled once per element type.
+template <class T>
+void gemm_any(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::int64_t a_row_stride,
+              std::int64_t a_col_stride, const T* B, std::int64_t b_row_stride,
+              std::int64_t b_col_stride, T* C, std::int64_t ldc, epilogue_ref epilogue) {
+    if (M <= 0 || N <= 0)
+        return;
+    if (K <= 0) {
+        for (std::int64_t i = 0; i < M; ++i)
+            std::fill(C + i * ldc, C + i * ldc + N, T(0));
+        if (epilogue)
+            epilogue(std::int64_t{0}, M, std::int64_t{0}, N);
+        return;
+    }
+    if constexpr (!is_simd_real<T>) {
+        gemm_naive(M, N, K, A, a_row_stride, a_col_stride, B, b_row_stride, b_col_stride, C, ldc);
+        if (epilogue)
+            epilogue(std::int64_t{0}, M, std::int64_t{0}, N);
+    } else {
+        if (M * N * K <= small_product) {
+            gemm_naive(M, N, K, A, a_row_stride, a_col_stride, B, b_row_stride, b_col_stride, C,
+                       ldc);
+            if (epilogue)
+                epilogue(std::int64_t{0}, M, std::int64_t{0}, N);
+            return;
+        }
+#if defined(STATICPY_HAS_CBLAS)
+        if (try_cblas(M, N, K, A, a_row_stride, a_col_stride, B, b_row_stride, b_col_stride, C, ldc,
+                      epilogue))
+            return;
+#endif
+        const split s = choose_split<T>(M, N, K);
+        const bool dot = a_col_stride == 1 && b_row_stride == 1 && std::min(M, N) <= dot_max_side &&
+                         K >= dot_min_k;
+        const auto run_part = [&](int t) {
+            using P = blocking<T>;
+            const auto [i0, i1] = band(M, s.tm, t / s.tn, P::MR);
+            const auto [j0, j1] = band(N, s.tn, t % s.tn, P::NR);
+            if (i0 >= i1 || j0 >= j1)
+                return;
+            if (dot)
+                gemm_dot<T>(i1 - i0, j1 - j0, K, A + i0 * a_row_stride, a_row_stride,
+                            B + j0 * b_col_stride, b_col_stride, C + i0 * ldc + j0, ldc, i0, j0,
+                            epilogue);
+            else
+                gemm_serial<T>(i1 - i0, j1 - j0, K, A + i0 * a_row_stride, a_row_stride,
+                               a_col_stride,
+                               strided_b<T>{B + j0 * b_col_stride, b_row_stride, b_col_stride},
+                               C + i0 * ldc + j0, ldc, i0, j0, epilogue);
+        };
+        parallel_tasks(s.tm * s.tn, s.threads, run_part);
+    }
+}
+} // namespace gemm_detail
+
 /// C[M x N] = A[M x K] * B[K x N]. A and B are strided (row stride, column stride: any, transposed
 /// views included); C is row-major with row stride ldc and unit column stride, and is overwritten.
 /// epilogue(i0, i1, j0, j1) is called exactly once for each block of a partition of C, right after
@@ -615,52 +678,11 @@ template <class T, class Epilogue = no_epilogue>
 void gemm(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::int64_t a_row_stride,
           std::int64_t a_col_stride, const T* B, std::int64_t b_row_stride,
           std::int64_t b_col_stride, T* C, std::int64_t ldc, Epilogue&& epilogue = {}) {
-    namespace d = gemm_detail;
-    if (M <= 0 || N <= 0)
-        return;
-    if (K <= 0) {
-        for (std::int64_t i = 0; i < M; ++i)
-            std::fill(C + i * ldc, C + i * ldc + N, T(0));
-        epilogue(std::int64_t{0}, M, std::int64_t{0}, N);
-        return;
-    }
-    if constexpr (!d::is_simd_real<T>) {
-        d::gemm_naive(M, N, K, A, a_row_stride, a_col_stride, B, b_row_stride, b_col_stride, C,
-                      ldc);
-        epilogue(std::int64_t{0}, M, std::int64_t{0}, N);
-    } else {
-        if (M * N * K <= d::small_product) {
-            d::gemm_naive(M, N, K, A, a_row_stride, a_col_stride, B, b_row_stride, b_col_stride, C,
-                          ldc);
-            epilogue(std::int64_t{0}, M, std::int64_t{0}, N);
-            return;
-        }
-#if defined(STATICPY_HAS_CBLAS)
-        if (d::try_cblas(M, N, K, A, a_row_stride, a_col_stride, B, b_row_stride, b_col_stride, C,
-                         ldc, epilogue))
-            return;
-#endif
-        const d::split s = d::choose_split<T>(M, N, K);
-        const bool dot = a_col_stride == 1 && b_row_stride == 1 &&
-                         std::min(M, N) <= d::dot_max_side && K >= d::dot_min_k;
-        const auto run_part = [&](int t) {
-            using P = d::blocking<T>;
-            const auto [i0, i1] = d::band(M, s.tm, t / s.tn, P::MR);
-            const auto [j0, j1] = d::band(N, s.tn, t % s.tn, P::NR);
-            if (i0 >= i1 || j0 >= j1)
-                return;
-            if (dot)
-                d::gemm_dot<T>(i1 - i0, j1 - j0, K, A + i0 * a_row_stride, a_row_stride,
-                               B + j0 * b_col_stride, b_col_stride, C + i0 * ldc + j0, ldc, i0, j0,
-                               epilogue);
-            else
-                d::gemm_serial<T>(
-                    i1 - i0, j1 - j0, K, A + i0 * a_row_stride, a_row_stride, a_col_stride,
-                    d::strided_b<T>{B + j0 * b_col_stride, b_row_stride, b_col_stride},
-                    C + i0 * ldc + j0, ldc, i0, j0, epilogue);
-        };
-        parallel_tasks(s.tm * s.tn, s.threads, run_part);
-    }
+    epilogue_ref ref;
+    if constexpr (!std::is_same_v<std::remove_cvref_t<Epilogue>, no_epilogue>)
+        ref = epilogue;
+    gemm_detail::gemm_any<T>(M, N, K, A, a_row_stride, a_col_stride, B, b_row_stride, b_col_stride,
+                             C, ldc, ref);
 }
 
 } // namespace staticpy::kernels

@@ -62,61 +62,52 @@ loop_nest<R, K> coalesce(const std::array<std::int64_t, R>& sizes,
     return n;
 }
 
-/// for_each_run over rank >= 2: an odometer over dims [0, last), dim 0 restricted to
-/// [begin, end), the last dim one run each.
-template <std::size_t R, std::size_t K, class Run>
-void for_each_run_odometer(const loop_nest<R, K>& n, std::int64_t begin, std::int64_t end,
-                           const std::array<std::int64_t, K>& inner, Run& run) {
-    const std::size_t last = n.rank - 1;
-    std::array<std::int64_t, R> idx{};
-    std::array<std::int64_t, K> off = n.base;
-    idx[0] = begin;
-    for (std::size_t k = 0; k < K; ++k)
-        off[k] += begin * n.strides[k][0];
-    if (begin >= end)
-        return;
-    while (true) {
-        run(off, n.sizes[last], inner);
-        std::size_t d = last;
-        while (d-- > 0) {
-            ++idx[d];
-            for (std::size_t k = 0; k < K; ++k)
-                off[k] += n.strides[k][d];
-            const std::int64_t limit = d == 0 ? end : n.sizes[d];
-            if (idx[d] < limit)
-                break;
-            if (d == 0)
-                return;
-            for (std::size_t k = 0; k < K; ++k)
-                off[k] -= idx[d] * n.strides[k][d];
-            idx[d] = 0;
-        }
-    }
-}
-
 /// Calls run(offsets, length, inner_strides) for every innermost run of the nest whose outermost
-/// index is in [begin, end) (for a rank-1 nest: the elements [begin, end) as one run).
+/// index is in [begin, end) (for a rank-1 nest: the elements [begin, end) as one run; for rank 0:
+/// the one element). Over rank >= 2 an odometer walks dims [0, last), dim 0 restricted to
+/// [begin, end), the last dim one run each. run is called from one place only, so that the
+/// compiler inlines a kernel's body once, not once per rank case: each fused region's body is a
+/// function of its own, and three copies of each were a fifth of a test file's machine code.
 template <std::size_t R, std::size_t K, class Run>
 void for_each_run(const loop_nest<R, K>& n, std::int64_t begin, std::int64_t end, Run&& run) {
+    if (begin >= end)
+        return;
+    const std::size_t last = n.rank == 0 ? 0 : n.rank - 1;
     std::array<std::int64_t, K> inner{};
-    if (n.rank == 0) {
-        if (begin < end)
-            run(n.base, std::int64_t{1}, inner);
-        return;
+    std::array<std::int64_t, K> off = n.base;
+    if (n.rank > 0)
+        for (std::size_t k = 0; k < K; ++k) {
+            inner[k] = n.strides[k][last];
+            off[k] += begin * n.strides[k][0];
+        }
+    const std::int64_t length = n.rank == 0 ? 1 : n.rank == 1 ? end - begin : n.sizes[last];
+    std::array<std::int64_t, (R > 0 ? R : 1)> idx{}; // (R = 0: a scalar's nest)
+    idx[0] = begin;
+    while (true) {
+        run(static_cast<const std::array<std::int64_t, K>&>(off), length,
+            static_cast<const std::array<std::int64_t, K>&>(inner));
+        if constexpr (R < 2) { // (g++ 12 -O2 warns of the odometer's idx[1] for R = 1)
+            return;
+        } else {
+            if (n.rank <= 1)
+                return;
+            std::size_t d = last;
+            while (true) {
+                --d;
+                ++idx[d];
+                for (std::size_t k = 0; k < K; ++k)
+                    off[k] += n.strides[k][d];
+                const std::int64_t limit = d == 0 ? end : n.sizes[d];
+                if (idx[d] < limit)
+                    break;
+                if (d == 0)
+                    return;
+                for (std::size_t k = 0; k < K; ++k)
+                    off[k] -= idx[d] * n.strides[k][d];
+                idx[d] = 0;
+            }
+        }
     }
-    const std::size_t last = n.rank - 1;
-    for (std::size_t k = 0; k < K; ++k)
-        inner[k] = n.strides[k][last];
-    if (n.rank == 1) {
-        std::array<std::int64_t, K> off = n.base;
-        for (std::size_t k = 0; k < K; ++k)
-            off[k] += begin * inner[k];
-        if (begin < end)
-            run(off, end - begin, inner);
-        return;
-    }
-    if constexpr (R >= 2) // (R = 1 ends above; g++ 12 -O2 warns of the odometer's idx[1] there)
-        for_each_run_odometer(n, begin, end, inner, run);
 }
 
 /// Calls f(offsets) for every index of `sizes` in row-major order, where offsets[k] is operand k's

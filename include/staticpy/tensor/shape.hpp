@@ -166,13 +166,40 @@ constexpr bool sizes_fit(const std::array<std::int64_t, R>& sizes) {
     return true;
 }
 
-/// PyTorch's RuntimeError for sizes that fail sizes_fit.
+/// "a, b, c" for sizes[0, rank).
+inline std::string join_sizes(const std::int64_t* sizes, std::size_t rank) {
+    std::string text;
+    for (std::size_t i = 0; i < rank; ++i)
+        text += (i != 0 ? ", " : "") + std::to_string(sizes[i]);
+    return text;
+}
+
+/// PyTorch's RuntimeError for sizes that fail sizes_fit. (The error paths take a pointer and a
+/// rank, not an array: one function for every shape type, as they are cold.)
+[[noreturn]] inline void throw_size_overflow(const std::int64_t* sizes, std::size_t rank) {
+    throw RuntimeError("Storage size calculation overflowed with sizes=[" +
+                       join_sizes(sizes, rank) +
+                       "] (the product of the sizes, zeros counted as 1, exceeds 2^63 - 1)");
+}
 template <std::size_t R>
 [[noreturn]] void throw_size_overflow(const std::array<std::int64_t, R>& sizes) {
-    std::string text = "Storage size calculation overflowed with sizes=[";
-    for (std::size_t i = 0; i < R; ++i)
-        text += (i != 0 ? ", " : "") + std::to_string(sizes[i]);
-    throw RuntimeError(text + "] (the product of the sizes, zeros counted as 1, exceeds 2^63 - 1)");
+    throw_size_overflow(sizes.data(), R);
+}
+
+/// The RuntimeError for sizes a shape rejects: a negative size (PyTorch's message), a size
+/// other than its dim's static extent (-1: dynamic), or a product past int64.
+[[noreturn]] inline void throw_invalid_sizes(const std::int64_t* sizes,
+                                             const std::int64_t* static_extents, std::size_t rank) {
+    for (std::size_t i = 0; i < rank; ++i) {
+        if (sizes[i] < 0)
+            throw RuntimeError("Trying to create tensor with negative dimension " +
+                               std::to_string(sizes[i]) + ": [" + join_sizes(sizes, rank) + "]");
+        if (static_extents[i] >= 0 && sizes[i] != static_extents[i])
+            throw RuntimeError("size " + std::to_string(sizes[i]) + " at dimension " +
+                               std::to_string(i) + " does not match its static extent " +
+                               std::to_string(static_extents[i]));
+    }
+    throw_size_overflow(sizes, rank);
 }
 
 } // namespace detail
@@ -340,31 +367,12 @@ private:
     }
 
     constexpr void validate() const {
-        for (std::size_t i = 0; i < rank; ++i) {
-            if (sizes_[i] < 0)
-                throw RuntimeError(negative_message());
-            if (static_extents[i] >= 0 && sizes_[i] != static_extents[i])
-                throw RuntimeError("size " + std::to_string(sizes_[i]) + " at dimension " +
-                                   std::to_string(i) + " does not match its static extent " +
-                                   std::to_string(static_extents[i]));
-        }
-        if (!detail::sizes_fit(sizes_))
-            detail::throw_size_overflow(sizes_);
-    }
-    std::string negative_message() const {
-        std::string out = "Trying to create tensor with negative dimension ";
-        for (std::int64_t e : sizes_)
-            if (e < 0) {
-                out += std::to_string(e);
-                break;
-            }
-        out += ": [";
-        for (std::size_t i = 0; i < rank; ++i) {
-            if (i != 0)
-                out += ", ";
-            out += std::to_string(sizes_[i]);
-        }
-        return out + "]";
+        bool valid = detail::sizes_fit(sizes_);
+        for (std::size_t i = 0; i < rank; ++i)
+            valid = valid && sizes_[i] >= 0 &&
+                    (static_extents[i] < 0 || sizes_[i] == static_extents[i]);
+        if (!valid)
+            detail::throw_invalid_sizes(sizes_.data(), static_extents.data(), rank);
     }
 
     sizes_type sizes_;
