@@ -1,7 +1,7 @@
 #pragma once
 // The kernels layer: SIMD (xsimd) and OpenMP detection, the vectorised math, the GEMM, loop nests,
-// the parallel split (the loop nests take their blocks of work through function_ref), the
-// elementwise and reduction loops, the softmax row kernel.
+// the parallel split, the elementwise and reduction loops, the softmax row kernel; the GEMM takes
+// its epilogue through function_ref.
 //   #include <staticpy/kernels.hpp>
 
 #include "staticpy/kernels/config.hpp"

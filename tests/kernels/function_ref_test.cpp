@@ -1,7 +1,7 @@
-// kernels::function_ref, through which the loop nests take their blocks of work (a GEMM's
-// epilogue, a parallel chunk or task): it calls the referenced callable with its arguments,
-// returns its result, sees the callable's state (a reference, not a copy), is empty when
-// default-constructed, and lets an exception through.
+// kernels::function_ref, through which the GEMM takes its epilogue: it calls the referenced
+// callable with its arguments, returns its result, sees the callable's state (a reference, not a
+// copy), is empty when default-constructed, and lets an exception through. Beside it,
+// parallel_chunks and parallel_tasks, which take their callables by type.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -46,7 +46,7 @@ TEST_CASE("function_ref: calls, returns, refers and rethrows") {
     CHECK_THROWS_WITH(thrower(), "from the callable");
 }
 
-TEST_CASE("function_ref: parallel_chunks and parallel_tasks cover their range once") {
+TEST_CASE("parallel_chunks and parallel_tasks cover their range once") {
     std::int64_t covered[100] = {};
     staticpy::kernels::parallel_chunks(100, 3, [&](std::int64_t b, std::int64_t e, int) {
         for (std::int64_t i = b; i < e; ++i)

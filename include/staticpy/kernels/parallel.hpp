@@ -13,7 +13,6 @@
 
 #include "staticpy/core/threads.hpp"
 #include "staticpy/kernels/config.hpp"
-#include "staticpy/kernels/function_ref.hpp"
 
 #if STATICPY_HAS_OPENMP
 #include <omp.h>
@@ -63,9 +62,8 @@ inline int chunk_count(std::int64_t extent, int threads, std::int64_t grain) {
 
 /// Runs body(begin, end, chunk) for each of `chunks` contiguous pieces of [0, extent), in
 /// parallel when there is more than one.
-/// (body is taken by reference, so that the OpenMP region is compiled once, not per kernel.)
-inline void parallel_chunks(std::int64_t extent, int chunks,
-                            function_ref<void(std::int64_t, std::int64_t, int)> body) {
+template <class Body>
+void parallel_chunks(std::int64_t extent, int chunks, Body&& body) {
     if (chunks <= 1) {
         body(std::int64_t{0}, extent, 0);
         return;
@@ -87,7 +85,8 @@ inline void parallel_chunks(std::int64_t extent, int chunks,
 /// share to the others). The first exception a task throws is rethrown here once all threads
 /// have stopped; the remaining tasks are then skipped. Which thread runs a task is not fixed, so
 /// tasks write disjoint results (or results by task index, combined afterwards in order).
-inline void parallel_tasks(int tasks, int threads, function_ref<void(int)> task) {
+template <class Task>
+void parallel_tasks(int tasks, int threads, Task&& task) {
     threads = std::min(threads, tasks);
     if (threads <= 1) {
         for (int t = 0; t < tasks; ++t)
