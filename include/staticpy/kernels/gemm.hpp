@@ -57,7 +57,7 @@ struct no_epilogue {
 
 /// The epilogue as the loop nests take it: compiled once per element type and B operand, not
 /// once per epilogue (each graph's fused epilogue is a type of its own; one nn test file held 16
-/// copies of the loop nest and micro-kernel). Empty for no_epilogue.
+/// copies of the loop nest and micro-kernel). no_epilogue is called too, as any other.
 using epilogue_ref = function_ref<void(std::int64_t, std::int64_t, std::int64_t, std::int64_t)>;
 
 namespace gemm_detail {
@@ -390,7 +390,7 @@ void gemm_serial(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std
                                     ct[r * ldc + j] = first ? edge[r * NR + j]
                                                             : ct[r * ldc + j] + edge[r * NR + j];
                         }
-                        if (last && epilogue)
+                        if (last)
                             epilogue(i_base + ic + ir, i_base + ic + ir + mr, j_base + jc + jr,
                                      j_base + jc + jr + nr);
                     }
@@ -469,8 +469,7 @@ void gemm_dot(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::i
                 for (std::int64_t c = 0; c < nj; ++c)
                     C[(i0 + r) * ldc + j0 + c] = sum[r][c];
         }
-        if (epilogue)
-            epilogue(i_base + i0, i_base + i0 + mi, j_base, j_base + N);
+        epilogue(i_base + i0, i_base + i0 + mi, j_base, j_base + N);
     }
 }
 
@@ -552,14 +551,12 @@ bool try_cblas(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::
         else
             cblas_dgemm(CblasRowMajor, ta, tb, i(M), i(N), i(K), 1.0, A, i(lda), B, i(ldb), 0.0, C,
                         i(ldc));
-        if (epilogue) {
-            // The product is already final everywhere; blocks of 64 x 256 keep the epilogue's
-            // working set in L1/L2.
-            constexpr std::int64_t bm = 64, bn = 256;
-            for (std::int64_t i0 = 0; i0 < M; i0 += bm)
-                for (std::int64_t j0 = 0; j0 < N; j0 += bn)
-                    epilogue(i0, std::min(M, i0 + bm), j0, std::min(N, j0 + bn));
-        }
+        // The product is already final everywhere; blocks of 64 x 256 keep the epilogue's
+        // working set in L1/L2.
+        constexpr std::int64_t bm = 64, bn = 256;
+        for (std::int64_t i0 = 0; i0 < M; i0 += bm)
+            for (std::int64_t j0 = 0; j0 < N; j0 += bn)
+                epilogue(i0, std::min(M, i0 + bm), j0, std::min(N, j0 + bn));
         return true;
     }
 }
@@ -621,20 +618,17 @@ void gemm_any(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::i
     if (K <= 0) {
         for (std::int64_t i = 0; i < M; ++i)
             std::fill(C + i * ldc, C + i * ldc + N, T(0));
-        if (epilogue)
-            epilogue(std::int64_t{0}, M, std::int64_t{0}, N);
+        epilogue(std::int64_t{0}, M, std::int64_t{0}, N);
         return;
     }
     if constexpr (!is_simd_real<T>) {
         gemm_naive(M, N, K, A, a_row_stride, a_col_stride, B, b_row_stride, b_col_stride, C, ldc);
-        if (epilogue)
-            epilogue(std::int64_t{0}, M, std::int64_t{0}, N);
+        epilogue(std::int64_t{0}, M, std::int64_t{0}, N);
     } else {
         if (M * N * K <= small_product) {
             gemm_naive(M, N, K, A, a_row_stride, a_col_stride, B, b_row_stride, b_col_stride, C,
                        ldc);
-            if (epilogue)
-                epilogue(std::int64_t{0}, M, std::int64_t{0}, N);
+            epilogue(std::int64_t{0}, M, std::int64_t{0}, N);
             return;
         }
 #if defined(STATICPY_HAS_CBLAS)
@@ -678,11 +672,8 @@ template <class T, class Epilogue = no_epilogue>
 void gemm(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::int64_t a_row_stride,
           std::int64_t a_col_stride, const T* B, std::int64_t b_row_stride,
           std::int64_t b_col_stride, T* C, std::int64_t ldc, Epilogue&& epilogue = {}) {
-    epilogue_ref ref;
-    if constexpr (!std::is_same_v<std::remove_cvref_t<Epilogue>, no_epilogue>)
-        ref = epilogue;
     gemm_detail::gemm_any<T>(M, N, K, A, a_row_stride, a_col_stride, B, b_row_stride, b_col_stride,
-                             C, ldc, ref);
+                             C, ldc, epilogue);
 }
 
 } // namespace staticpy::kernels

@@ -123,15 +123,6 @@ struct conv_out_extent<In, Kernel, Stride, str<"same">, Dilation> {
 template <class SH, class SW, class PH, class PW, class DH, class DW, class G>
 using conv2d_args = std::tuple<SH, SW, PH, PW, DH, DW, G>;
 
-/// Sizes as PyTorch prints them in messages: "[6, 1, 5, 5]".
-template <std::size_t R>
-std::string bracketed_sizes(const std::array<std::int64_t, R>& sizes) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < R; ++i)
-        s += (i ? ", " : "") + std::to_string(sizes[i]);
-    return s + "]";
-}
-
 /// The geometry of conv2d(x, w) with these args, checked as PyTorch checks it (RuntimeError).
 /// x is [N, C, H, W] or [C, H, W].
 template <class Args, std::size_t RX>
@@ -177,14 +168,14 @@ kernels::conv2d_geometry conv2d_geometry_of(const Args& args,
     if (geo.out_channels % geo.groups != 0)
         throw RuntimeError("Given groups=" + std::to_string(geo.groups) +
                            ", expected weight to be divisible by " + std::to_string(geo.groups) +
-                           " at dimension 0, but got weight of size [" + bracketed_sizes(w_sizes) +
+                           " at dimension 0, but got weight of size [" + sizes_text(w_sizes) +
                            "] instead");
     if (geo.in_channels != w_sizes[1] * geo.groups)
         throw RuntimeError("Given groups=" + std::to_string(geo.groups) + ", weight of size " +
-                           bracketed_sizes(w_sizes) + ", expected input" +
-                           bracketed_sizes(x_sizes) + " to have " +
-                           std::to_string(w_sizes[1] * geo.groups) + " channels, but got " +
-                           std::to_string(geo.in_channels) + " channels instead");
+                           sizes_text(w_sizes) + ", expected input" + sizes_text(x_sizes) +
+                           " to have " + std::to_string(w_sizes[1] * geo.groups) +
+                           " channels, but got " + std::to_string(geo.in_channels) +
+                           " channels instead");
     const std::int64_t padded_h = kernels::conv_detail::padded_height(geo);
     const std::int64_t padded_w = kernels::conv_detail::padded_width(geo);
     const std::int64_t span_h = geo.dilation_h * (geo.kernel_h - 1) + 1;
@@ -304,9 +295,9 @@ private:
         const kernels::conv2d_geometry geo = conv2d_geometry_of(args, x.sizes(), w.sizes());
         if (b != nullptr && b->sizes()[0] != geo.out_channels)
             throw RuntimeError(
-                "Given weight of size " + bracketed_sizes(w.sizes()) +
+                "Given weight of size " + sizes_text(w.sizes()) +
                 ", expected bias to be 1-dimensional with " + std::to_string(geo.out_channels) +
-                " elements, but got bias of size " + bracketed_sizes(b->sizes()) + " instead");
+                " elements, but got bias of size " + sizes_text(b->sizes()) + " instead");
         typename result::sizes_type sizes{};
         if constexpr (SX::rank == 4)
             sizes = {geo.batch, geo.out_channels, geo.out_h, geo.out_w};

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -166,20 +167,26 @@ constexpr bool sizes_fit(const std::array<std::int64_t, R>& sizes) {
     return true;
 }
 
-/// "a, b, c" for sizes[0, rank).
-inline std::string join_sizes(const std::int64_t* sizes, std::size_t rank) {
-    std::string text;
-    for (std::size_t i = 0; i < rank; ++i)
-        text += (i != 0 ? ", " : "") + std::to_string(sizes[i]);
-    return text;
+/// "[2, 3]": how PyTorch writes a size list in its messages.
+template <class Range>
+std::string sizes_text(const Range& sizes) {
+    std::string out = "[";
+    bool first = true;
+    for (auto e : sizes) {
+        if (!first)
+            out += ", ";
+        first = false;
+        out += std::to_string(e);
+    }
+    return out + "]";
 }
 
 /// PyTorch's RuntimeError for sizes that fail sizes_fit. (The error paths take a pointer and a
 /// rank, not an array: one function for every shape type, as they are cold.)
 [[noreturn]] inline void throw_size_overflow(const std::int64_t* sizes, std::size_t rank) {
-    throw RuntimeError("Storage size calculation overflowed with sizes=[" +
-                       join_sizes(sizes, rank) +
-                       "] (the product of the sizes, zeros counted as 1, exceeds 2^63 - 1)");
+    throw RuntimeError("Storage size calculation overflowed with sizes=" +
+                       sizes_text(std::span<const std::int64_t>(sizes, rank)) +
+                       " (the product of the sizes, zeros counted as 1, exceeds 2^63 - 1)");
 }
 template <std::size_t R>
 [[noreturn]] void throw_size_overflow(const std::array<std::int64_t, R>& sizes) {
@@ -193,7 +200,8 @@ template <std::size_t R>
     for (std::size_t i = 0; i < rank; ++i) {
         if (sizes[i] < 0)
             throw RuntimeError("Trying to create tensor with negative dimension " +
-                               std::to_string(sizes[i]) + ": [" + join_sizes(sizes, rank) + "]");
+                               std::to_string(sizes[i]) + ": " +
+                               sizes_text(std::span<const std::int64_t>(sizes, rank)));
         if (static_extents[i] >= 0 && sizes[i] != static_extents[i])
             throw RuntimeError("size " + std::to_string(sizes[i]) + " at dimension " +
                                std::to_string(i) + " does not match its static extent " +

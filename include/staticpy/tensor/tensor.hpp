@@ -58,20 +58,6 @@ struct tensor_methods;
 template <class T, class S>
 void tensor_repr_into(std::string& out, const Tensor<T, S>& t); // print.hpp
 
-/// "[2, 3]": how PyTorch writes a size list in its messages.
-template <class Range>
-std::string sizes_text(const Range& sizes) {
-    std::string out = "[";
-    bool first = true;
-    for (auto e : sizes) {
-        if (!first)
-            out += ", ";
-        first = false;
-        out += std::to_string(e);
-    }
-    return out + "]";
-}
-
 /// PyTorch's maybe_wrap_dim: a negative dim counts from the end; rank 0 accepts -1 and 0.
 inline std::int64_t wrap_dim(std::int64_t dim, std::int64_t rank) {
     const std::int64_t r = rank == 0 ? 1 : rank;
