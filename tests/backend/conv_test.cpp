@@ -2,7 +2,9 @@
 // the definition, in float on small integers (every partial sum exact, so the comparison is
 // exact): batches large enough to be cut into many tasks run on several threads, with the weight
 // gradient's partial sums; stride, padding, dilation and groups; and the same bits on one thread
-// and on several (the partial sums are added in an order fixed by the batch, not the threads).
+// and on several (the partial sums are added in an order fixed by the batch, not the threads);
+// the forward's epilogue is handed every run of the result once, after it is written.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -84,6 +86,9 @@ void for_each_term(const conv2d_geometry& g, F f) {
 
 struct results {
     std::vector<float> y, dx, dw;
+    /// y as the forward's epilogue saw each run, and how many runs covered each element.
+    std::vector<float> y_seen;
+    std::vector<int> covered;
 };
 
 results run(const conv2d_geometry& g, const std::vector<float>& x, const std::vector<float>& w,
@@ -92,7 +97,17 @@ results run(const conv2d_geometry& g, const std::vector<float>& x, const std::ve
     r.y.assign(dy.size(), -99.0f);
     r.dx.assign(x.size(), -99.0f);
     r.dw.assign(w.size(), -99.0f);
-    staticpy::kernels::conv2d_forward(g, x.data(), w.data(), b.data(), r.y.data());
+    r.y_seen.assign(dy.size(), -99.0f);
+    r.covered.assign(dy.size(), 0);
+    staticpy::kernels::conv2d_forward(
+        g, x.data(), w.data(), b.data(), r.y.data(),
+        [&](std::int64_t n, std::int64_t o, std::int64_t q0, std::int64_t q1) {
+            const auto at = static_cast<std::size_t>((n * g.out_channels + o) * g.positions());
+            for (auto q = static_cast<std::size_t>(q0); q < static_cast<std::size_t>(q1); ++q) {
+                r.y_seen[at + q] = r.y[at + q];
+                ++r.covered[at + q];
+            }
+        });
     staticpy::kernels::conv2d_input_grad(g, dy.data(), w.data(), r.dx.data());
     staticpy::kernels::conv2d_weight_grad(g, dy.data(), x.data(), r.dw.data());
     return r;
@@ -134,6 +149,11 @@ void check_geometry(const conv2d_geometry& g) {
         return wrong;
     };
     CHECK(mismatches(one.y, y) == 0);
+    // the epilogue saw every run of y once, final
+    for (const results* r : {&one, &two}) {
+        CHECK(r->y_seen == r->y);
+        CHECK(std::count(r->covered.begin(), r->covered.end(), 1) == ny);
+    }
     CHECK(mismatches(one.dx, dx) == 0);
     CHECK(mismatches(one.dw, dw) == 0);
     CHECK(two.y == one.y);

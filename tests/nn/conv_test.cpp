@@ -215,6 +215,85 @@ TEST_CASE("conv2d's run-time errors are PyTorch's", "[nn][conv]") {
     CHECK(conv2d(zeros<float>(0, 3, 8, 8), w).numel() == 0);
 }
 
+TEST_CASE("conv2d in graph mode: the elementwise work on its result runs in its epilogue",
+          "[nn][conv]") {
+    const mode_guard restore;
+    set_context(GRAPH_MODE);
+    Generator gen(11);
+    // Both paths of the forward: stride 1 with one input channel reads the padded input in place
+    // (runs of one output row), stride 2 goes through im2col (runs of whole planes).
+    const auto x = randn(std::int64_t{3}, 1_c, 12_c, 12_c, gen);
+    const auto w = randn(4_c, 1_c, 3_c, 3_c, gen);
+    const auto b = randn(4_c, gen);
+    const auto x3 = randn(std::int64_t{2}, 3_c, 11_c, 11_c, gen);
+    const auto w3 = randn(5_c, 3_c, 3_c, 3_c, gen);
+    const auto b3 = randn(5_c, gen);
+
+    // relu(conv2d(x, w, b)): one pass, the same values as eagerly, bit for bit
+    const auto act = jit([](auto v, auto k, auto c) { return relu(conv2d(v, k, c, 1_c, 1_c)); });
+    CHECK(dump(act, x, w, b).find("(epilogue of conv2d %3)") != std::string::npos);
+    require_close(act(x, w, b), autodiff_test::flat(relu(conv2d(x, w, b, 1_c, 1_c))), 0.0);
+    const auto act2 =
+        jit([](auto v, auto k, auto c) { return sigmoid(conv2d(v, k, c, 2_c) * 2.0f + 1.0f); });
+    CHECK(dump(act2, x3, w3, b3).find("(epilogue of conv2d") != std::string::npos);
+    require_close(act2(x3, w3, b3),
+                  autodiff_test::flat(sigmoid(conv2d(x3, w3, b3, 2_c) * 2.0f + 1.0f)), 0.0);
+
+    // operands that step differently through a plane's rows: along the width only, along the
+    // height only, and a residual of the result's size (to an ulp: the runs are cut elsewhere
+    // than eagerly, and a run's tail takes tanh's scalar path)
+    const auto along_w = randn(12_c, gen);
+    const auto along_h = randn(12_c, 1_c, gen);
+    const auto residual = randn(std::int64_t{3}, 4_c, 12_c, 12_c, gen);
+    const auto mixed = jit([](auto v, auto k, auto rw, auto rh, auto z) {
+        return tanh(conv2d(v, k, None, 1_c, 1_c) + rw) * rh + z;
+    });
+    CHECK(dump(mixed, x, w, along_w, along_h, residual).find("(epilogue of conv2d") !=
+          std::string::npos);
+    require_close(
+        mixed(x, w, along_w, along_h, residual),
+        autodiff_test::flat(tanh(conv2d(x, w, None, 1_c, 1_c) + along_w) * along_h + residual),
+        1e-6);
+
+    // unbatched, and a batch of one broadcast to three by another operand (no epilogue: the
+    // output is larger than the convolution's result)
+    const auto unbatched = jit([](auto v, auto k, auto c) { return relu(conv2d(v, k, c)); });
+    const auto x1 = x3[0];
+    require_close(unbatched(x1, w3, b3), autodiff_test::flat(relu(conv2d(x1, w3, b3))), 0.0);
+    const auto one = randn(std::int64_t{1}, 1_c, 12_c, 12_c, gen);
+    require_close(
+        mixed(one, w, along_w, along_h, residual),
+        autodiff_test::flat(tanh(conv2d(one, w, None, 1_c, 1_c) + along_w) * along_h + residual),
+        1e-6);
+
+    // read by two kernels: computed on its own
+    const auto twice = jit([](auto v, auto k) {
+        const auto c = conv2d(v, k);
+        return std::tuple(relu(c), c * 2.0f);
+    });
+    CHECK(dump(twice, x, w).find("epilogue") == std::string::npos);
+    const auto [r, d] = twice(x, w);
+    require_close(r, autodiff_test::flat(relu(conv2d(x, w))), 0.0);
+    require_close(d, autodiff_test::flat(conv2d(x, w) * 2.0f), 0.0);
+
+    // into(): a transposed output (the convolution writes a buffer of its own first), and an
+    // operand's own memory (z = conv2d(x, w) + z, the same view)
+    auto wide = zeros<float>(4_c, std::int64_t{3}, 12_c, 12_c);
+    auto out = wide.transpose(0_c, 1_c);
+    act.into(out, x, w, b);
+    require_close(out, autodiff_test::flat(relu(conv2d(x, w, b, 1_c, 1_c))), 0.0);
+    auto z = residual.clone();
+    jit([](auto v, auto k, auto acc) {
+        return conv2d(v, k, None, 1_c, 1_c) + acc;
+    }).into(z, x, w, z);
+    require_close(z, autodiff_test::flat(conv2d(x, w, None, 1_c, 1_c) + residual), 0.0);
+
+    // the convolution's checks come first, as eagerly
+    CHECK(error_of<RuntimeError>([&] { act(x, w, randn(std::int64_t{5}, gen)); }) ==
+          "Given weight of size [4, 1, 3, 3], expected bias to be 1-dimensional with 4 elements, "
+          "but got bias of size [5] instead");
+}
+
 TEST_CASE("nn::Conv2d: PyTorch's parameters and initialisation, and a LeNet-5 eagerly and traced",
           "[nn][conv]") {
     Generator gen(7);

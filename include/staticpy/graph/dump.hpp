@@ -153,6 +153,22 @@ std::string node_text(const Node& n) {
 
 using detail::tag;
 
+/// What slot S, if it runs an epilogue, is called in the kernels' list: "matmul" or its op's
+/// name (conv2d).
+template <class Prog, std::size_t S>
+constexpr const char* epilogue_host_name() {
+    using node = typename Prog::template node_at<S>;
+    if constexpr (node::kind == node_kind::opaque)
+        return node::op_type::name;
+    else
+        return "matmul";
+}
+template <class Prog>
+inline constexpr auto epilogue_host_names = []<std::size_t... S>(std::index_sequence<S...>) {
+    return std::array<const char*, Prog::size>{epilogue_host_name<Prog, S>()...};
+}
+(std::make_index_sequence<Prog::size>{});
+
 /// The IR text: a header with the inputs, one line per other node, the outputs, then the fused
 /// kernels. shape_text(slot) gives each slot's "float32[3, 4]".
 template <class Prog, std::size_t NumRoots, class ShapeText>
@@ -211,7 +227,8 @@ std::string ir_text(const node_pointers_t<Prog>& nodes,
             }
             (std::make_index_sequence<Prog::size>{});
             if (m < Prog::size)
-                out += tag(" (epilogue of matmul %", m) + ")";
+                out += std::string(" (epilogue of ") + epilogue_host_names<Prog>[m] + tag(" %", m) +
+                       ")";
             out += "\n";
         }
     }

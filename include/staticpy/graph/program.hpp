@@ -255,7 +255,9 @@ namespace detail {
 /// slot = &n. The pointers live as long as the traced call's nodes (collect_nodes' callers
 /// use them within it). Not inlined: inlined into a caller whose nodes are locals, g++ 12's
 /// -Wdangling-pointer takes the store for an escape and reports it.
-[[gnu::noinline]] inline void record_at(const void*& slot, const void* node) { slot = node; }
+[[gnu::noinline]] inline void record_at(const void*& slot, const void* node) {
+    slot = node;
+}
 
 /// ptrs is the first of Final's node pointers. A plain pointer, not the std::array: these
 /// functions are the same code for programs of different sizes, and once g++ 12 has folded two
@@ -428,31 +430,47 @@ constexpr bool reads_full_matrix_besides() {
     (std::make_index_sequence<Prog::size>{});
 }
 
-/// The matmul slot whose epilogue output slot R's fused kernel runs in (Prog::size if none): a
-/// 2-D float or double matmul of R's dtype and rank that no kernel but R's reads. The GEMM
-/// then writes R's buffer and R's kernel runs over each finished block of it. Not when R's
-/// kernel also reads a matrix as large as the product (a parameter it updates, an activation):
-/// the GEMM finishes its blocks panel by panel, column block after column block, and that
-/// matrix, read in the same order, costs more than one flat pass after the GEMM.
+/// Whether node M can run the kernel of a fused region Root in its epilogue: a 2-D matmul under a
+/// 2-D region (the GEMM, kernels/gemm.hpp), or an op that declares it (`runs_epilogue`: conv2d,
+/// over each run of its result) under a region of its rank; of the region's element type.
+template <class M, class Root>
+constexpr bool can_run_epilogue() {
+    if constexpr (!std::is_same_v<typename M::value_type, typename Root::value_type> ||
+                  M::shape_type::rank != Root::shape_type::rank)
+        return false;
+    else if constexpr (M::kind == node_kind::matmul)
+        return M::shape_type::rank == 2;
+    else if constexpr (M::kind == node_kind::opaque)
+        return requires {
+            M::op_type::runs_epilogue;
+        };
+    else
+        return false;
+}
+
+/// The slot whose epilogue output slot R's fused kernel runs in (Prog::size if none): a float or
+/// double matmul or convolution of R's dtype and rank (can_run_epilogue) that no kernel but R's
+/// reads. The GEMM or convolution then writes R's buffer and R's kernel runs over each finished
+/// block of it. A matmul not when R's kernel also reads a matrix as large as the product (a
+/// parameter it updates, an activation): the GEMM finishes its blocks panel by panel, column
+/// block after column block, and that matrix, read in the same order, costs more than one flat
+/// pass after the GEMM. (A convolution finishes its result image by image, channel by channel,
+/// the order of memory.)
 template <class Prog, std::size_t R, std::size_t NumRoots>
 constexpr std::size_t epilogue_of(const std::array<std::size_t, NumRoots>& roots) {
     using root = typename Prog::template node_at<R>;
     std::size_t found = Prog::size;
-    if constexpr (!root::materialized && root::shape_type::rank == 2 &&
-                  std::is_floating_point_v<typename root::value_type>) {
+    if constexpr (!root::materialized && std::is_floating_point_v<typename root::value_type>) {
         [&]<std::size_t... S>(std::index_sequence<S...>) {
             (
                 [&] {
                     using m = typename Prog::template node_at<S>;
-                    if constexpr (m::kind == node_kind::matmul) {
-                        if constexpr (m::shape_type::rank == 2 &&
-                                      std::is_same_v<typename m::value_type,
-                                                     typename root::value_type>)
-                            if (found == Prog::size && region_leaves<Prog>[R][S] &&
-                                readers<Prog, S>(roots) == 1 &&
-                                !reads_full_matrix_besides<Prog, R, S>())
-                                found = S;
-                    }
+                    if constexpr (can_run_epilogue<m, root>())
+                        if (found == Prog::size && region_leaves<Prog>[R][S] &&
+                            readers<Prog, S>(roots) == 1 &&
+                            (m::kind != node_kind::matmul ||
+                             !reads_full_matrix_besides<Prog, R, S>()))
+                            found = S;
                 }(),
                 ...);
         }

@@ -17,11 +17,14 @@
 // below).
 //
 // The forward GEMM's epilogue moves each finished block of the product from the column order
-// (o, (n, p)) to NCHW while it is still in cache, adding the bias and applying an activation on
-// the way (fused bias and activation: relu costs no pass of its own).
+// (o, (n, p)) to NCHW while it is still in cache, adding the bias on the way, and hands each
+// finished run of y to the caller's epilogue (a graph's fused kernel over the convolution:
+// relu(conv2d(x, w, b)) costs no pass of its own).
 //
 //   conv2d_geometry geo = ...;                       // sizes, stride, padding, dilation, groups
 //   conv2d_forward(geo, x, w, bias_or_null, y);      // x, w, y contiguous
+//   conv2d_forward(geo, x, w, bias_or_null, y,       // then epilogue(n, o, q0, q1) over each
+//                  epilogue);                        // finished y[n, o, q0:q1] (flat positions)
 //   conv2d_input_grad(geo, g, w, dx);                // dx overwritten
 //   conv2d_weight_grad(geo, g, x, dw);               // dw overwritten
 
@@ -356,19 +359,18 @@ void gather_channels(const conv2d_geometry& geo, const T* g, std::int64_t n0, st
 
 } // namespace conv_detail
 
-/// The activation applied by the forward's epilogue: none.
-struct identity_activation {
-    template <class T>
-    T operator()(T v) const noexcept {
-        return v;
-    }
+/// The forward's epilogue when the caller has none.
+struct no_run_epilogue {
+    void operator()(std::int64_t, std::int64_t, std::int64_t, std::int64_t) const noexcept {}
 };
 
-/// y = conv2d(x, w) + bias (bias null: none), then activation(y) elementwise. x, w and y are
-/// contiguous; y [batch, out_channels, out_h, out_w] is overwritten.
-template <class T, class Activation = identity_activation>
+/// y = conv2d(x, w) + bias (bias null: none). x, w and y are contiguous; y [batch,
+/// out_channels, out_h, out_w] is overwritten. Each run y[image, channel, q0:q1] (positions
+/// flattened over out_h x out_w) is handed to epilogue(image, channel, q0, q1) as soon as it is
+/// written, on the thread that wrote it, while it is in cache; the runs cover y once.
+template <class T, class RunEpilogue = no_run_epilogue>
 void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T* bias, T* y,
-                    Activation activation = {}) {
+                    const RunEpilogue& epilogue = {}) {
     using namespace conv_detail;
     const std::int64_t p = geo.positions(), patch = geo.patch(), og = geo.group_out();
     if (geo.batch == 0 || geo.out_channels == 0 || p == 0)
@@ -377,8 +379,8 @@ void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T*
     const bool implicit = patch > 0 && implicit_gemm(geo, split);
     parallel_tasks(split.tasks, split.threads, [&](int task) {
         const std::int64_t n0 = split.first(task), count = split.count(task, geo.batch);
-        // The finished block [i0, i1) x [j0, j1) of a product goes to NCHW with the bias and the
-        // activation while it is in cache.
+        // The finished block [i0, i1) x [j0, j1) of a product goes to NCHW with the bias while
+        // it is in cache, then to the caller's epilogue.
         const auto to_output = [&](const T* product, const product_layout& layout,
                                    std::int64_t first_image, std::int64_t o0) {
             return [&, product, layout, first_image, o0](std::int64_t i0, std::int64_t i1,
@@ -392,7 +394,8 @@ void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T*
                             T* dst =
                                 y + ((first_image + image) * geo.out_channels + o0 + o) * p + q;
                             for (std::int64_t k = 0; k < end - j; ++k)
-                                dst[k] = activation(static_cast<T>(src[k] + b));
+                                dst[k] = static_cast<T>(src[k] + b);
+                            epilogue(first_image + image, o0 + o, q, q + (end - j));
                         });
             };
         };

@@ -12,7 +12,7 @@
 //                         once per run with what can be hoisted out of the loop.
 // run() walks one innermost run, handing each value or batch to a sink; store() fills an output
 // tensor's memory over a loop nest, split across threads; store_block() fills one block of a
-// matrix (a GEMM epilogue).
+// matrix (a GEMM epilogue), store_run() one run (a convolution's epilogue).
 //
 //   store(kernel, coalesce(sizes, strides), out.data(), out.numel());
 
@@ -32,7 +32,6 @@ namespace staticpy::kernels {
 template <class T>
 using batch_t = xsimd::batch<T>;
 #endif
-
 
 /// Where a kernel's values go when it stores them: q[o], or `width` elements from o with stride
 /// `step` (one vector store when contiguous). Held by value: the SIMD stores may alias anything,
@@ -118,19 +117,25 @@ void run(const K& k, std::array<std::int64_t, K::leaves + 1> off, std::int64_t l
     }
 }
 
+/// Evaluates kernel k over one run of len elements into q, on the calling thread: the operands'
+/// offsets then the output's in `off`, their steps in `inner`.
+template <class K>
+void store_run(const K& k, const std::array<std::int64_t, K::leaves + 1>& off, std::int64_t len,
+               const std::array<std::int64_t, K::leaves + 1>& inner, typename K::value_type* q) {
+    using T = typename K::value_type;
+    run(k, off, len, inner, store_sink<T>{q, inner[K::leaves]}, store_sink<T>{q, inner[K::leaves]});
+}
+
 /// Evaluates kernel k over the slice [begin, end) of the outermost dim of `nest` (its operands'
 /// strides, then the output's) into q, on the calling thread.
 template <class K, std::size_t R>
 void store_range(const K& k, const loop_nest<R, K::leaves + 1>& nest, typename K::value_type* q,
                  std::int64_t begin, std::int64_t end) {
-    using T = typename K::value_type;
     constexpr std::size_t L = K::leaves;
     for_each_run(
         nest, begin, end,
         [&](const std::array<std::int64_t, L + 1>& off, std::int64_t len,
-            const std::array<std::int64_t, L + 1>& inner) {
-            run(k, off, len, inner, store_sink<T>{q, inner[L]}, store_sink<T>{q, inner[L]});
-        });
+            const std::array<std::int64_t, L + 1>& inner) { store_run(k, off, len, inner, q); });
 }
 
 /// Evaluates kernel k at every element of `nest` into q, split across threads when numel is
@@ -141,7 +146,8 @@ void store(const K& k, const loop_nest<R, K::leaves + 1>& nest, typename K::valu
     if (numel == 0)
         return;
     const std::int64_t outer = nest.outer();
-    const int chunks = chunk_count(outer, threads_for(numel, cost_of<K>()), nest.rank <= 1 ? 4096 : 1);
+    const int chunks =
+        chunk_count(outer, threads_for(numel, cost_of<K>()), nest.rank <= 1 ? 4096 : 1);
     parallel_chunks(outer, chunks, [&](std::int64_t begin, std::int64_t end, int) {
         store_range(k, nest, q, begin, end);
     });

@@ -44,8 +44,8 @@ struct conv_padding : hw<Padding> {
 template <fixed_string S, auto Padding>
 struct conv_padding<str<S>, Padding> {
     static_assert(S.view() == "valid" || S.view() == "same" || raise::conv2d_padding_string<S>,
-                  "staticpy: ValueError: Invalid padding string, should be one of {'valid', "
-                  "'same'}");
+                  "staticpy: ValueError: Invalid padding string {padding}, should be one of "
+                  "{'same', 'valid'}, where {padding} is raise::conv2d_padding_string's argument");
     static constexpr bool same = S.view() == "same";
     static constexpr std::array<std::int64_t, 2> value{0, 0};
     using arg = str<S>;

@@ -80,8 +80,9 @@ struct conv_pair {
 template <fixed_string S>
 struct conv_pair<str<S>> {
     static_assert(S.view() == "valid" || S.view() == "same" || raise::conv2d_padding_string<S>,
-                  "staticpy: RuntimeError: Invalid padding string (conv2d's padding is a number, "
-                  "a pair, \"valid\"_s or \"same\"_s)");
+                  "staticpy: RuntimeError: Invalid padding string: {padding}, where {padding} is "
+                  "raise::conv2d_padding_string's argument (conv2d's padding is a number, a pair, "
+                  "\"valid\"_s or \"same\"_s)");
     using h = std::conditional_t<S.view() == "same", str<S>, int_<0>>;
     using w = h;
     static std::pair<h, w> get(const str<S>&) { return {}; }
@@ -256,7 +257,7 @@ struct conv2d_op {
 
     template <class T, class SX, class U, class SW>
     auto operator()(const Tensor<T, SX>& x, const Tensor<U, SW>& w) const {
-        return run(x, w, static_cast<const Tensor<T, shape<std::int64_t>>*>(nullptr));
+        return run(x, w);
     }
     template <class T, class SX, class U, class SW, class V, class SB>
     auto operator()(const Tensor<T, SX>& x, const Tensor<U, SW>& w, const Tensor<V, SB>& b) const {
@@ -270,7 +271,7 @@ struct conv2d_op {
                           "staticpy: RuntimeError: expected bias to be 1-dimensional with "
                           "out_channels elements");
         }
-        return run(x, w, &b);
+        return run(x, w, b);
     }
 
     /// x: conv2d_input_backward(g, w); w: conv2d_weight_backward(g, x); b: g summed over all
@@ -287,32 +288,55 @@ struct conv2d_op {
             return sum(g, std::tuple<int_<1>, int_<2>>{});
     }
 
-private:
-    template <class T, class SX, class SW, class Bias>
-    auto run(const Tensor<T, SX>& x, const Tensor<T, SW>& w, const Bias* b) const {
-        check_conv2d_static<T, T, SX, SW, Args>();
+    /// A graph's fused kernel that reads only this convolution (and small operands) runs in its
+    /// epilogue: over each run of the result as soon as it is written (backend/cpu/evaluate.hpp).
+    static constexpr bool runs_epilogue = true;
+
+    /// The kernel's geometry for operands of shapes xs, ws (and a bias of shape bs), and the
+    /// result's shape: checked as PyTorch checks them (RuntimeError), before any work.
+    template <class SX, class SW, class... SB>
+    auto plan(const SX& xs, const SW& ws, const SB&... bs) const {
         using result = typename conv2d_result<SX, SW, Args>::type;
-        const kernels::conv2d_geometry geo = conv2d_geometry_of(args, x.sizes(), w.sizes());
-        if (b != nullptr && b->sizes()[0] != geo.out_channels)
-            throw RuntimeError(
-                "Given weight of size " + sizes_text(w.sizes()) +
-                ", expected bias to be 1-dimensional with " + std::to_string(geo.out_channels) +
-                " elements, but got bias of size " + sizes_text(b->sizes()) + " instead");
+        const kernels::conv2d_geometry geo = conv2d_geometry_of(args, xs.sizes(), ws.sizes());
+        [[maybe_unused]] const auto check_bias = [&](const auto& b) {
+            if (b.sizes()[0] != geo.out_channels)
+                throw RuntimeError(
+                    "Given weight of size " + sizes_text(ws.sizes()) +
+                    ", expected bias to be 1-dimensional with " + std::to_string(geo.out_channels) +
+                    " elements, but got bias of size " + sizes_text(b.sizes()) + " instead");
+        };
+        (check_bias(bs), ...);
         typename result::sizes_type sizes{};
         if constexpr (SX::rank == 4)
             sizes = {geo.batch, geo.out_channels, geo.out_h, geo.out_w};
         else
             sizes = {geo.out_channels, geo.out_h, geo.out_w};
-        Tensor<T, result> y{result(sizes)};
+        return std::pair{geo, result(sizes)};
+    }
+
+    /// conv2d(x, w[, b]) with geometry geo (plan's) into y (contiguous, of plan's shape),
+    /// calling epilogue(image, channel, q0, q1) over each finished run of y
+    /// (kernels::conv2d_forward).
+    template <class T, class SX, class SW, class RunEpilogue, class... B>
+    void forward_into(const kernels::conv2d_geometry& geo, T* y, const RunEpilogue& epilogue,
+                      const Tensor<T, SX>& x, const Tensor<T, SW>& w, const B&... b) const {
         const auto xc = x.contiguous();
         const auto wc = w.contiguous();
-        if (b != nullptr) {
-            const auto bc = b->contiguous();
-            kernels::conv2d_forward<T>(geo, xc.data(), wc.data(), bc.data(), y.data());
-        } else {
-            kernels::conv2d_forward<T>(geo, xc.data(), wc.data(), static_cast<const T*>(nullptr),
-                                       y.data());
-        }
+        if constexpr (sizeof...(B) == 1)
+            kernels::conv2d_forward<T>(geo, xc.data(), wc.data(), b.contiguous().data()..., y,
+                                       epilogue);
+        else
+            kernels::conv2d_forward<T>(geo, xc.data(), wc.data(), static_cast<const T*>(nullptr), y,
+                                       epilogue);
+    }
+
+private:
+    template <class T, class SX, class SW, class... B>
+    auto run(const Tensor<T, SX>& x, const Tensor<T, SW>& w, const B&... b) const {
+        check_conv2d_static<T, T, SX, SW, Args>();
+        const auto [geo, result_shape] = plan(x.shape(), w.shape(), b.shape()...);
+        Tensor<T, typename conv2d_result<SX, SW, Args>::type> y{result_shape};
+        forward_into(geo, y.data(), kernels::no_run_epilogue{}, x, w, b...);
         return y;
     }
 };

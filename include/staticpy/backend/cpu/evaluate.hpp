@@ -9,6 +9,9 @@
 // own shape is not materialized on its own. The GEMM writes the output buffer, and right after
 // each block of it is final (hot in cache) the output's kernel runs over that block, reading the
 // matmul's value from the same positions: bias, activation and scaling cost no extra pass.
+// Convolution epilogues likewise: conv2d (an opaque op that declares `runs_epilogue`) writes the
+// output buffer, and the output's kernel runs over each run of it the convolution has written
+// (relu(conv2d(x, w, b)) in one pass).
 
 #include <algorithm>
 #include <array>
@@ -120,9 +123,10 @@ public:
     static constexpr std::size_t epilogue_of() {
         return graph::epilogue_of<Prog, R>(Roots);
     }
-    /// Whether matmul slot S is computed in the epilogue of a kernel that reads it rather than on
-    /// its own: the kernel of an output, or of an operand of a materialized node (value() runs
-    /// both; relu(x @ w1) @ w2's first GEMM runs with the ReLU as its epilogue, once).
+    /// Whether matmul or convolution slot S is computed in the epilogue of a kernel that reads it
+    /// rather than on its own: the kernel of an output, or of an operand of a materialized node
+    /// (value() runs both; relu(x @ w1) @ w2's first GEMM runs with the ReLU as its epilogue,
+    /// once).
     static constexpr std::array<bool, N + 1> deferred = [] {
         std::array<bool, N + 1> d{};
         [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -140,9 +144,8 @@ public:
         d[N] = false;
         return d;
     }();
-    using results_t =
-        typename detail::results_of<Prog,
-                                    std::make_index_sequence<detail::kept_slots<Prog>::count>>::type;
+    using results_t = typename detail::results_of<
+        Prog, std::make_index_sequence<detail::kept_slots<Prog>::count>>::type;
     /// Whether slot S is an output computed straight into the caller's tensor rather than
     /// materialized first: a softmax/log_softmax used only as an output (detail::softmax_into
     /// writes any contiguous buffer, so into() costs no temporary and no copy). Its one use must
@@ -193,8 +196,7 @@ public:
         static_assert(Out::rank == node::shape_type::rank,
                       "staticpy: RuntimeError: into(): the output's rank is not the result's");
         if constexpr (epilogue_of<S>() != N) {
-            std::apply([&](const auto&... operands) { epilogue_into<S>(operands..., out); },
-                       gemm_operands<S>());
+            epilogue_into<S>(epilogue_operands<S>(), out);
             return;
         }
         const auto s = shape_of<S>();
@@ -232,10 +234,10 @@ public:
     /// Writes output K into std::get<K>(outs) for every output (tensor handles, in the order of
     /// Roots; same sizes, any strides): the form in which a whole training step writes each new
     /// parameter into the parameter itself (nn::TrainOneStep). Every read comes before the write
-    /// it could see: the GEMM operands of the outputs computed in an epilogue are computed first,
-    /// and an output whose destination another output reads (a leaf of its kernel, the tensor it
-    /// copies, a GEMM operand), or that its own GEMM reads, is computed into a temporary before
-    /// any destination is written and copied last.
+    /// it could see: the GEMM or convolution operands of the outputs computed in an epilogue are
+    /// computed first, and an output whose destination another output reads (a leaf of its
+    /// kernel, the tensor it copies, an epilogue's operand), or that its own epilogue's producer
+    /// reads, is computed into a temporary before any destination is written and copied last.
     template <class Outs>
     void values_into(const Outs& outs) {
         static_assert(std::tuple_size_v<Outs> == Roots.size());
@@ -254,6 +256,13 @@ public:
             constexpr auto ops = Prog::template instr_at<S>::operands;
             return shape_t(typename shape_t::sizes_type{shape_of<ops[0]>().sizes()[0],
                                                         shape_of<ops[1]>().sizes()[1]});
+        } else if constexpr (node::kind == graph::node_kind::opaque && deferred[S]) {
+            // Not computed yet: a convolution's result shape, from its operands' (checked).
+            constexpr auto ops = Prog::template instr_at<S>::operands;
+            return [&]<std::size_t... I>(std::index_sequence<I...>) {
+                return this->template node<S>().op.plan(shape_of<ops[I]>()...).second;
+            }
+            (std::make_index_sequence<ops.size()>{});
         } else if constexpr (node::materialized) {
             return tensor<S>().shape();
         } else if constexpr (graph::is_number_node_v<node>) {
@@ -278,14 +287,14 @@ public:
             return result<S>();
     }
 
-    /// Also the matmuls that outputs would compute in their epilogues (for inspection, which
-    /// wants every node's shape).
+    /// Also the matmuls and convolutions that outputs would compute in their epilogues (for
+    /// inspection, which wants every node's shape).
     void materialize_deferred() {
         [&]<std::size_t... S>(std::index_sequence<S...>) {
             (
                 [&] {
                     if constexpr (deferred[S])
-                        materialize_matmul<S>();
+                        compute_alone<S>();
                 }(),
                 ...);
         }
@@ -329,12 +338,8 @@ private:
                 result<S>() = node<S>().tensor;
             } else if constexpr (node_t::kind == graph::node_kind::reduce) {
                 result<S>() = reduce<S, ops[0]>();
-            } else if constexpr (node_t::kind == graph::node_kind::matmul) {
-                if constexpr (!deferred[S])
-                    materialize_matmul<S>();
-            } else {
-                static_assert(node_t::kind == graph::node_kind::opaque);
-                result<S>() = opaque<S>();
+            } else if constexpr (!deferred[S]) {
+                compute_alone<S>();
             }
         }
     }
@@ -358,18 +363,24 @@ private:
             return shape_of<Slot>();
     }
 
+    /// Matmul or opaque slot S computed on its own, not in an epilogue.
     template <std::size_t S>
-    void materialize_matmul() {
-        constexpr auto ops = Prog::template instr_at<S>::operands;
-        result<S>() =
-            staticpy::matmul(operand_tensor<ops[0]>(), operand_tensor<ops[1]>());
+    void compute_alone() {
+        using node_t = typename Prog::template node_at<S>;
+        if constexpr (node_t::kind == graph::node_kind::matmul) {
+            constexpr auto ops = Prog::template instr_at<S>::operands;
+            result<S>() = staticpy::matmul(operand_tensor<ops[0]>(), operand_tensor<ops[1]>());
+        } else {
+            static_assert(node_t::kind == graph::node_kind::opaque);
+            result<S>() = opaque<S>();
+        }
     }
 
     // ---- values_into: outputs written into the caller's tensors -------------------------------
 
     template <class Outs, std::size_t... I>
     void values_into(const Outs& outs, std::index_sequence<I...>) {
-        auto operands = std::tuple{gemm_operands<Roots[I]>()...};
+        auto operands = std::tuple{epilogue_operands<Roots[I]>()...};
         const std::array<bool, sizeof...(I)> via_temporary{
             needs_temporary<I>(outs, operands, std::index_sequence<I...>{})...};
         auto temporaries =
@@ -379,14 +390,14 @@ private:
     }
 
     /// Whether output I goes through a temporary: its destination is read by another output
-    /// (or by its own GEMM), or it is a direct softmax output (which computes its operand as it
-    /// writes).
+    /// (or by its own GEMM or convolution), or it is a direct softmax output (which computes its
+    /// operand as it writes).
     template <std::size_t I, class Outs, class Operands, std::size_t... J>
     bool needs_temporary(const Outs& outs, const Operands& operands, std::index_sequence<J...>) {
         const auto& out = std::get<I>(outs);
-        return direct_output<Roots[I]>() || reads_in_gemm(std::get<I>(operands), out) ||
-               ((J != I &&
-                 (reads_at_write<Roots[J]>(out) || reads_in_gemm(std::get<J>(operands), out))) ||
+        return direct_output<Roots[I]>() || reads_in_epilogue(std::get<I>(operands), out) ||
+               ((J != I && (reads_at_write<Roots[J]>(out) ||
+                            reads_in_epilogue(std::get<J>(operands), out))) ||
                 ...);
     }
 
@@ -398,26 +409,30 @@ private:
         }
     }
 
-    /// The operands of the GEMM whose epilogue computes output R (a pair of tensors), or nothing.
+    /// The operands' tensors of the GEMM or convolution whose epilogue computes output R, or
+    /// nothing.
     template <std::size_t R>
-    auto gemm_operands() {
+    auto epilogue_operands() {
         if constexpr (epilogue_of<R>() != N && !direct_output<R>()) {
             constexpr auto ops = Prog::template instr_at<epilogue_of<R>()>::operands;
-            return std::tuple{operand_tensor<ops[0]>(), operand_tensor<ops[1]>()};
+            return [&]<std::size_t... I>(std::index_sequence<I...>) {
+                return std::tuple{operand_tensor<ops[I]>()...};
+            }
+            (std::make_index_sequence<ops.size()>{});
         } else {
             return std::tuple{};
         }
     }
 
-    /// Whether tensors `read` (GEMM operands) overlap `out` in memory.
+    /// Whether tensors `read` (GEMM or convolution operands) overlap `out` in memory.
     template <class... Read, class Out>
-    static bool reads_in_gemm(const std::tuple<Read...>& read, const Out& out) {
+    static bool reads_in_epilogue(const std::tuple<Read...>& read, const Out& out) {
         return std::apply([&](const auto&... r) { return (detail::overlaps(out, r) || ...); },
                           read);
     }
 
-    /// Whether writing output S reads memory that overlaps `out`, apart from its GEMM operands:
-    /// its kernel's leaves, or the tensor it copies.
+    /// Whether writing output S reads memory that overlaps `out`, apart from its epilogue's
+    /// operands: its kernel's leaves, or the tensor it copies.
     template <std::size_t S, class Out>
     bool reads_at_write(const Out& out) const {
         using node = typename Prog::template node_at<S>;
@@ -437,15 +452,16 @@ private:
         }
     }
 
-    /// Output S in a new tensor when `needed`, from its prepared GEMM operands if it has them.
+    /// Output S in a new tensor when `needed`, from its epilogue's prepared operands if it has
+    /// them.
     template <std::size_t S, class Operands>
     auto temporary_of(bool needed, const Operands& operands) {
         using node = typename Prog::template node_at<S>;
         std::optional<Tensor<typename node::value_type, typename node::shape_type>> t;
         if (needed) {
-            if constexpr (std::tuple_size_v<Operands> == 2) {
+            if constexpr (std::tuple_size_v<Operands> != 0) {
                 t.emplace(shape_of<S>());
-                epilogue_into<S>(std::get<0>(operands), std::get<1>(operands), *t);
+                epilogue_into<S>(operands, *t);
             } else {
                 t.emplace(value<S>());
             }
@@ -459,58 +475,95 @@ private:
         if (!wanted)
             return;
         Out out = out_handle; // a handle: writes reach the caller's elements
-        if constexpr (std::tuple_size_v<Operands> == 2)
-            epilogue_into<S>(std::get<0>(operands), std::get<1>(operands), out);
+        if constexpr (std::tuple_size_v<Operands> != 0)
+            epilogue_into<S>(operands, out);
         else
             value_into<S>(out);
     }
 
-    /// Output R, which the GEMM a @ b at slot M = epilogue_of<R>() feeds, into `out` (any
-    /// strides): R's kernel runs over each finished block of the product, while it is in cache.
-    /// The product is written into `out` itself when `out` is row-major and none of R's other
-    /// leaves is in its memory (a new tensor, value()), into a temporary otherwise (values_into:
-    /// `out` may be a leaf of R's kernel read as the same view). Without an epilogue (operands
-    /// that do not multiply, an empty product, leaves that broadcast beyond it): the eager
-    /// matmul, its checks and messages, then R's kernel.
-    template <std::size_t R, class A, class B, class Out>
-    void epilogue_into(const A& a, const B& b, Out& out) {
-        constexpr std::size_t M = epilogue_of<R>();
+    /// Output R, computed in the epilogue of the GEMM or convolution at slot epilogue_of<R>()
+    /// from its operands' tensors `operands`, into `out` (any strides).
+    template <std::size_t R, class Operands, class Out>
+    void epilogue_into(const Operands& operands, Out& out) {
         using node = typename Prog::template node_at<R>;
-        using T = typename node::value_type;
-        static_assert(Out::rank == 2,
+        static_assert(Out::rank == node::shape_type::rank,
                       "staticpy: RuntimeError: into(): the output's rank is not the result's");
-        using m_tensor = std::remove_cvref_t<decltype(result<M>())>;
         const auto s = shape_of<R>();
         if (!std::equal(s.sizes().begin(), s.sizes().end(), out.sizes().begin(), out.sizes().end()))
             throw RuntimeError("jit into(): the output has shape " + repr(out.shape()) +
                                " but the result has shape " + repr(s));
+        std::apply(
+            [&](const auto&... o) {
+                if constexpr (Prog::template node_at<epilogue_of<R>()>::kind ==
+                              graph::node_kind::matmul)
+                    gemm_epilogue_into<R>(out, s, o...);
+                else
+                    conv_epilogue_into<R>(out, s, o...);
+            },
+            operands);
+    }
+
+    /// Whether `out` is a view of a leaf of R's kernel other than the epilogue's slot that is
+    /// not the same view (first), and whether it shares memory with any such leaf (second).
+    template <std::size_t R, class Out>
+    std::pair<bool, bool> epilogue_aliases(const Out& out) const {
         bool own_alias = false, shares_memory = false;
         for_each_leaf<R>([&](auto leaf) {
-            if constexpr (leaf() != M) {
+            if constexpr (leaf() != epilogue_of<R>()) {
                 own_alias = own_alias || detail::unsafe_alias(out, tensor<leaf()>());
                 shares_memory = shares_memory || detail::overlaps(out, tensor<leaf()>());
             }
         });
+        return {own_alias, shares_memory};
+    }
+
+    /// Output R without an epilogue: its kernel over the epilogue slot's value, computed before
+    /// (through a temporary when `own_alias`: out is a view of one of its other leaves).
+    template <std::size_t R, class Out>
+    void store_after(Out& out, bool own_alias) {
+        using node = typename Prog::template node_at<R>;
+        if (own_alias) {
+            Tensor<typename node::value_type, typename node::shape_type> full(shape_of<R>());
+            store<R>(full);
+            out.copy_(full);
+        } else {
+            store<R>(out);
+        }
+    }
+
+    /// The epilogue slot's tensor where its producer writes it: `out` itself when `out` is
+    /// row-major and none of R's other leaves is in its memory (a new tensor, value()), a new
+    /// tensor otherwise (values_into: `out` may be a leaf of R's kernel read as the same view).
+    template <std::size_t R, class Out, class Shape>
+    void place_epilogue_slot(const Out& out, const Shape& shape, bool shares_memory) {
+        using m_tensor = std::remove_cvref_t<decltype(result<epilogue_of<R>()>())>;
+        if (!shares_memory && out.is_contiguous())
+            result<epilogue_of<R>()>() =
+                m_tensor(out.storage(), out.storage_offset(), shape, out.strides());
+        else
+            result<epilogue_of<R>()>() = m_tensor(shape);
+    }
+
+    /// Output R, which the GEMM a @ b at slot M = epilogue_of<R>() feeds, into `out` (of R's
+    /// shape s): R's kernel runs over each finished block of the product, while it is in cache.
+    /// Without an epilogue (operands that do not multiply, an empty product, leaves that
+    /// broadcast beyond it): the eager matmul, its checks and messages, then R's kernel.
+    template <std::size_t R, class Out, class Shape, class A, class B>
+    void gemm_epilogue_into(Out& out, const Shape& s, const A& a, const B& b) {
+        constexpr std::size_t M = epilogue_of<R>();
+        using T = typename Prog::template node_at<R>::value_type;
+        using m_tensor = std::remove_cvref_t<decltype(result<M>())>;
+        const auto [own_alias, shares_memory] = epilogue_aliases<R>(out);
         const std::int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
         if (k != b.sizes()[0] || m == 0 || n == 0 || k == 0 || s.sizes()[0] != m ||
             s.sizes()[1] != n || own_alias) {
             result<M>() = staticpy::matmul(a, b);
-            if (own_alias) {
-                Tensor<T, typename node::shape_type> full(s);
-                store<R>(full);
-                out.copy_(full);
-            } else {
-                store<R>(out);
-            }
+            store_after<R>(out, own_alias);
             return;
         }
-        const typename m_tensor::shape_type product_shape(
-            typename m_tensor::shape_type::sizes_type{m, n});
-        if (!shares_memory && out.strides()[1] == 1 && out.strides()[0] == n)
-            result<M>() =
-                m_tensor(out.storage(), out.storage_offset(), product_shape, out.strides());
-        else
-            result<M>() = m_tensor(product_shape);
+        place_epilogue_slot<R>(
+            out, typename m_tensor::shape_type(typename m_tensor::shape_type::sizes_type{m, n}),
+            shares_memory);
         auto& c = result<M>();
         kernel_t<R> kern;
         // Each leaf's strides over the whole output; a block starts at its (i0, j0).
@@ -525,13 +578,73 @@ private:
                       });
     }
 
-    /// Output R, computed in the epilogue of the GEMM that feeds it, as a new tensor.
+    /// Output R, which the convolution at slot M = epilogue_of<R>() feeds, into `out` (of R's
+    /// shape s): R's kernel runs over each run of the convolution's result as soon as the
+    /// convolution has written it (kernels::conv2d_forward). Without an epilogue (leaves that
+    /// broadcast beyond the result, `out` a view of another leaf): the convolution, then R's
+    /// kernel.
+    template <std::size_t R, class Out, class Shape, class... Operands>
+    void conv_epilogue_into(Out& out, const Shape& s, const Operands&... operands) {
+        constexpr std::size_t M = epilogue_of<R>();
+        constexpr std::size_t rank = Shape::rank;
+        using T = typename Prog::template node_at<R>::value_type;
+        const auto& op = node<M>().op;
+        // (Not a structured binding: clang 14 cannot capture one in the epilogue's lambda.)
+        const auto planned = op.plan(operands.shape()...);
+        const auto& geo = planned.first;
+        const auto& product_shape = planned.second;
+        const auto [own_alias, shares_memory] = epilogue_aliases<R>(out);
+        if (!std::equal(s.sizes().begin(), s.sizes().end(), product_shape.sizes().begin()) ||
+            own_alias) {
+            result<M>() = op(operands...);
+            store_after<R>(out, own_alias);
+            return;
+        }
+        place_epilogue_slot<R>(out, product_shape, shares_memory);
+        T* y = result<M>().data();
+        kernel_t<R> kern;
+        std::array<std::int64_t, rank> out_strides{};
+        std::copy(out.strides().begin(), out.strides().end(), out_strides.begin());
+        // Each leaf's strides over the result [(n,) o, h, w], the output's last.
+        const auto strides = leaf_strides<R>(kern, s.sizes(), out_strides);
+        constexpr std::size_t L = kernel_t<R>::leaves;
+        constexpr std::size_t first = rank == 4 ? 1 : 0; // the channel's dim
+        // A run of positions [q0, q1) of one plane is one run of the kernel when every operand
+        // steps through a plane's rows as through one row; else one run per row.
+        bool flat = true;
+        for (std::size_t l = 0; l < L + 1; ++l)
+            flat = flat && strides[l][first + 1] == geo.out_w * strides[l][first + 2];
+        std::array<std::int64_t, L + 1> inner{};
+        for (std::size_t l = 0; l < L + 1; ++l)
+            inner[l] = strides[l][first + 2];
+        T* q = out.data();
+        op.forward_into(
+            geo, y,
+            [&](std::int64_t image, std::int64_t channel, std::int64_t q0, std::int64_t q1) {
+                for (std::int64_t p = q0; p < q1;) {
+                    const std::int64_t row = p / geo.out_w, col = p % geo.out_w;
+                    const std::int64_t len = flat ? q1 - p : std::min(q1 - p, geo.out_w - col);
+                    std::array<std::int64_t, L + 1> off{};
+                    for (std::size_t l = 0; l < L + 1; ++l) {
+                        off[l] = channel * strides[l][first] + row * strides[l][first + 1] +
+                                 col * strides[l][first + 2];
+                        if constexpr (rank == 4)
+                            off[l] += image * strides[l][0];
+                    }
+                    kernels::store_run(kern, off, len, inner, q);
+                    p += len;
+                }
+            },
+            operands...);
+    }
+
+    /// Output R, computed in the epilogue of the GEMM or convolution that feeds it, as a new
+    /// tensor.
     template <std::size_t R>
     auto with_epilogue() {
         using node = typename Prog::template node_at<R>;
         Tensor<typename node::value_type, typename node::shape_type> out(shape_of<R>());
-        std::apply([&](const auto&... operands) { epilogue_into<R>(operands..., out); },
-                   gemm_operands<R>());
+        epilogue_into<R>(epilogue_operands<R>(), out);
         return out;
     }
 
