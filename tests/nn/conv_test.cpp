@@ -276,6 +276,22 @@ TEST_CASE("conv2d in graph mode: the elementwise work on its result runs in its 
     require_close(r, autodiff_test::flat(relu(conv2d(x, w))), 0.0);
     require_close(d, autodiff_test::flat(conv2d(x, w) * 2.0f), 0.0);
 
+    // relu(conv2d) read by max_pool2d and by another kernel (a training step's mask): the ReLU's
+    // result is stored once and the mask reads it, so the convolution keeps its one reader and
+    // runs the ReLU in its epilogue
+    const auto pooled_and_mask = jit([](auto v, auto k, auto c) {
+        const auto a = relu(conv2d(v, k, c, 1_c, 1_c));
+        return std::tuple(max_pool2d(a, 2_c), where(a <= 0_c, 0_c, a * 3.0f));
+    });
+    const std::string ir = dump(pooled_and_mask, x, w, b);
+    CHECK(ir.find("# kernel 0: fused %4 -> %4 (epilogue of conv2d %3)") != std::string::npos);
+    CHECK(ir.find("# kernel 1: fused %6 %7 %8 %9 %10 -> %10") != std::string::npos);
+    CHECK(ir.find("# kernel 2") == std::string::npos);
+    const auto [pooled, mask] = pooled_and_mask(x, w, b);
+    const auto a = relu(conv2d(x, w, b, 1_c, 1_c));
+    require_close(pooled, autodiff_test::flat(max_pool2d(a, 2_c)), 0.0);
+    require_close(mask, autodiff_test::flat(where(a <= 0_c, 0_c, a * 3.0f)), 0.0);
+
     // into(): a transposed output (the convolution writes a buffer of its own first), and an
     // operand's own memory (z = conv2d(x, w) + z, the same view)
     auto wide = zeros<float>(4_c, std::int64_t{3}, 12_c, 12_c);

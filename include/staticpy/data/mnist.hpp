@@ -26,6 +26,7 @@
 
 #include "staticpy/core/error.hpp"
 #include "staticpy/data/dataset.hpp"
+#include "staticpy/data/detail/index_runs.hpp"
 #include "staticpy/data/idx.hpp"
 #include "staticpy/tensor/tensor.hpp"
 
@@ -162,25 +163,12 @@ public:
         const std::uint8_t* src = images_.data();
         const std::int64_t* tsrc = targets_.data();
         V* dst = images.data();
-        for (std::size_t k = 0; k < indices.size();) {
-            std::int64_t first = indices[k];
-            if (first < -n || first >= n)
-                throw IndexError("index " + std::to_string(first) +
-                                 " is out of bounds for dimension 0 with size " +
-                                 std::to_string(n));
-            if (first < 0)
-                first += n;
-            std::size_t end = k + 1;
-            while (end < indices.size() && indices[end] < n &&
-                   indices[end] == first + static_cast<std::int64_t>(end - k))
-                ++end;
-            const auto run = static_cast<std::int64_t>(end - k);
-            const auto at = static_cast<std::int64_t>(k);
-            transform.apply(src + first * pixels, dst + at * pixels, run * pixels);
-            std::memcpy(labels.data() + at, tsrc + first,
-                        static_cast<std::size_t>(run) * sizeof(std::int64_t));
-            k = end;
-        }
+        detail::for_each_index_run(
+            indices, n, true, [&](std::int64_t first, std::int64_t at, std::int64_t count) {
+                transform.apply(src + first * pixels, dst + at * pixels, count * pixels);
+                std::memcpy(labels.data() + at, tsrc + first,
+                            static_cast<std::size_t>(count) * sizeof(std::int64_t));
+            });
         return std::tuple(std::move(images), std::move(labels));
     }
 

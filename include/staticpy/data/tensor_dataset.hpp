@@ -14,6 +14,7 @@
 #include "staticpy/core/error.hpp"
 #include "staticpy/data/concat_dataset.hpp"
 #include "staticpy/data/dataset_base.hpp"
+#include "staticpy/data/detail/index_runs.hpp"
 #include "staticpy/tensor/tensor.hpp"
 
 namespace staticpy::data {
@@ -58,30 +59,18 @@ auto gather_rows(const Tensor<T, S>& t, std::span<const std::int64_t> indices) {
     std::int64_t row = 1;
     for (std::size_t d = 1; d < S::rank; ++d)
         row *= sizes[d];
-    const auto wrap = [n](std::int64_t i) {
-        if (i < -n || i >= n)
-            throw IndexError("index " + std::to_string(i) +
-                             " is out of bounds for dimension 0 with size " + std::to_string(n));
-        return i < 0 ? i + n : i;
-    };
     T* dst = out.data();
     const bool contiguous = t.is_contiguous();
-    for (std::size_t k = 0; k < indices.size();) {
-        const std::int64_t first = wrap(indices[k]);
-        std::size_t end = k + 1;
-        if (contiguous) {
-            while (end < indices.size() && indices[end] < n &&
-                   indices[end] == first + static_cast<std::int64_t>(end - k))
-                ++end;
-            std::memcpy(dst + static_cast<std::int64_t>(k) * row, t.data() + first * row,
-                        static_cast<std::size_t>(row) * (end - k) * sizeof(T));
-        } else if constexpr (S::rank == 1) {
-            dst[k] = t.data()[first * t.strides()[0]];
-        } else {
-            out[static_cast<std::int64_t>(k)].copy_(t[first]);
-        }
-        k = end;
-    }
+    for_each_index_run(indices, n, contiguous,
+                       [&](std::int64_t first, std::int64_t at, std::int64_t count) {
+                           if (contiguous)
+                               std::memcpy(dst + at * row, t.data() + first * row,
+                                           static_cast<std::size_t>(row * count) * sizeof(T));
+                           else if constexpr (S::rank == 1)
+                               dst[at] = t.data()[first * t.strides()[0]];
+                           else
+                               out[at].copy_(t[first]);
+                       });
     return out;
 }
 } // namespace detail

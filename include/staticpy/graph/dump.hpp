@@ -207,8 +207,9 @@ std::string ir_text(const node_pointers_t<Prog>& nodes,
                 [&] {
                     if (ks[k].root == S) {
                         const auto& member = region<Prog, S>::member;
+                        const auto& leaf = region<Prog, S>::leaf;
                         for (std::size_t s = 0; s < Prog::size; ++s)
-                            if (member[s] && !Prog::materialized[s])
+                            if (member[s] && !leaf[s])
                                 members += tag(members.empty() ? "%" : " %", s);
                     }
                 }(),
@@ -252,7 +253,7 @@ std::string dot_text(const node_pointers_t<Prog>& nodes,
                 for (std::size_t k = 0; k < n; ++k)
                     if (ks[k].root == S)
                         for (std::size_t s = 0; s < Prog::size; ++s)
-                            if (region<Prog, S>::member[s] && !Prog::materialized[s] &&
+                            if (region<Prog, S>::member[s] && !region<Prog, S>::leaf[s] &&
                                 cluster_of[s] == n)
                                 cluster_of[s] = k;
             }(),

@@ -64,6 +64,8 @@ struct program {
         Instrs::node::materialized..., false};
     static constexpr std::array<bool, sizeof...(Instrs) + 1> is_input{
         (Instrs::node::kind == node_kind::input)..., false};
+    static constexpr std::array<bool, sizeof...(Instrs) + 1> is_reduce{
+        (Instrs::node::kind == node_kind::reduce)..., false};
     /// Operand slots of every instruction, and how many each has; `width` is the most any has
     /// (3 for where, one per tensor for cat).
     static constexpr std::array<std::size_t, sizeof...(Instrs) + 1> arity{Instrs::arity..., 0};
@@ -74,6 +76,31 @@ struct program {
     /// Whether each operand's values are used (false: only its shape, see opaque::reads).
     static constexpr std::array<std::array<bool, width>, sizeof...(Instrs) + 1> operand_reads{
         detail::operand_reads<Instrs, width>()..., std::array<bool, width>{}};
+    /// The slots whose values are in memory: the materialized nodes, and each fused value that a
+    /// matmul or an opaque op reads (relu(conv2d(x)) under max_pool2d). Such a value is computed
+    /// once, kept, and read as a leaf by every other kernel that uses it: a training step's
+    /// backward reads relu's result for its mask instead of computing it again from the
+    /// convolution's, which then has one reader and runs the ReLU in its epilogue. (A reduction
+    /// still fuses its operand's computation.)
+    static constexpr std::array<bool, sizeof...(Instrs) + 1> stored = [] {
+        std::array<bool, sizeof...(Instrs) + 1> kept = materialized;
+        constexpr std::array<bool, sizeof...(Instrs) + 1> reads_whole{
+            (Instrs::node::kind == node_kind::matmul || Instrs::node::kind == node_kind::opaque)...,
+            false};
+        constexpr std::array<bool, sizeof...(Instrs) + 1> is_number{
+            is_number_node_v<typename Instrs::node>..., false};
+        for (std::size_t s = 0; s < sizeof...(Instrs); ++s)
+            if (reads_whole[s])
+                for (std::size_t k = 0; k < arity[s]; ++k)
+                    if (operand_reads[s][k] && !is_number[operand_slots[s][k]])
+                        kept[operand_slots[s][k]] = true;
+        return kept;
+    }();
+    /// Whether slot s is read from memory by the kernel of region `root`: a materialized node
+    /// (the root itself when it is one), or a stored value other than the root's own.
+    static constexpr bool read_in(std::size_t s, std::size_t root) {
+        return materialized[s] || (stored[s] && s != root);
+    }
 };
 
 template <std::size_t Unique>
@@ -329,18 +356,18 @@ struct region {
         std::array<bool, N> m{};
         m[Root] = true;
         for (std::size_t s = Root + 1; s-- > 0;) {
-            if (!m[s] || Prog::materialized[s])
+            if (!m[s] || Prog::read_in(s, Root))
                 continue;
             for (std::size_t k = 0; k < Prog::arity[s]; ++k)
                 m[Prog::operand_slots[s][k]] = true;
         }
         return m;
     }();
-    /// A member read from memory: a materialized node (the root itself when it is one).
+    /// A member read from memory (Prog::read_in).
     static constexpr std::array<bool, N> leaf = [] {
         std::array<bool, N> l{};
         for (std::size_t s = 0; s < N; ++s)
-            l[s] = member[s] && Prog::materialized[s];
+            l[s] = member[s] && Prog::read_in(s, Root);
         return l;
     }();
     static constexpr bool is_leaf(std::size_t s) { return leaf[s]; }
@@ -381,31 +408,39 @@ inline constexpr auto region_leaves = [] {
         std::array<bool, N + 1> member{};
         member[root] = true;
         for (std::size_t s = root + 1; s-- > 0;) {
-            if (!member[s] || Prog::materialized[s])
+            if (!member[s] || Prog::read_in(s, root))
                 continue;
             for (std::size_t k = 0; k < Prog::arity[s]; ++k)
                 member[Prog::operand_slots[s][k]] = true;
         }
         for (std::size_t s = 0; s < N; ++s)
-            leaves[root][s] = member[s] && Prog::materialized[s];
+            leaves[root][s] = member[s] && Prog::read_in(s, root);
     }
     return leaves;
 }();
 
-/// How many fused kernels (or materialized nodes directly) read materialized slot M: each root's
-/// kernel and each kernel that computes an operand of a materialized node count once if M is
-/// among their leaves; a root or operand that is M itself counts too.
+/// How many fused kernels (or materialized nodes directly) read materialized slot M: the kernel
+/// of each stored value (computed once, however many read it), and each output's kernel and
+/// each reduction's, count once if M is among their leaves (a reduction computes its operand
+/// again, stored or not); a materialized operand or output that is M itself counts too.
 template <class Prog, std::size_t M, std::size_t NumRoots>
 constexpr std::size_t readers(const std::array<std::size_t, NumRoots>& roots) {
     const auto& leaves = region_leaves<Prog>;
+    const auto kept_fused = [](std::size_t s) { return Prog::stored[s] && !Prog::materialized[s]; };
     std::size_t n = 0;
-    for (std::size_t s = 0; s < Prog::size; ++s)
-        if (Prog::materialized[s])
-            for (std::size_t k = 0; k < Prog::arity[s]; ++k)
-                if (Prog::operand_reads[s][k])
-                    n += leaves[Prog::operand_slots[s][k]][M];
+    for (std::size_t s = 0; s < Prog::size; ++s) {
+        if (kept_fused(s))
+            n += leaves[s][M];
+        else if (Prog::materialized[s])
+            for (std::size_t k = 0; k < Prog::arity[s]; ++k) {
+                const std::size_t o = Prog::operand_slots[s][k];
+                if (Prog::operand_reads[s][k] && (Prog::is_reduce[s] || !kept_fused(o)))
+                    n += leaves[o][M];
+            }
+    }
     for (std::size_t r : roots)
-        n += leaves[r][M];
+        if (!kept_fused(r))
+            n += leaves[r][M];
     return n;
 }
 

@@ -39,16 +39,16 @@ namespace staticpy::backend::cpu {
 
 namespace detail {
 
-/// The slots whose tensors the evaluator keeps (materialized nodes other than inputs: the
-/// inputs are the arguments themselves), and each one's position among them. The results are an
-/// indexed::pack of those few, not a tuple of every slot of the program: a tuple of a hundred
-/// types costs compile time at each std::get.
+/// The slots whose tensors the evaluator keeps (the stored ones, graph/program.hpp, other than
+/// inputs: the inputs are the arguments themselves), and each one's position among them. The
+/// results are an indexed::pack of those few, not a tuple of every slot of the program: a tuple of
+/// a hundred types costs compile time at each std::get.
 template <class Prog>
 struct kept_slots {
     static constexpr std::array<bool, Prog::size> kept = [] {
         std::array<bool, Prog::size> k{};
         for (std::size_t s = 0; s < Prog::size; ++s)
-            k[s] = Prog::materialized[s] && !Prog::is_input[s];
+            k[s] = Prog::stored[s] && !Prog::is_input[s];
         return k;
     }();
     static constexpr std::size_t count = selection::count(kept);
@@ -123,6 +123,10 @@ public:
     static constexpr std::size_t epilogue_of() {
         return graph::epilogue_of<Prog, R>(Roots);
     }
+    /// Whether fused slot S is stored (graph/program.hpp): computed once, with its epilogue if it
+    /// has one, when materialize_all reaches it; an output that is one is copied from it.
+    template <std::size_t S>
+    static constexpr bool kept_fused = Prog::stored[S] && !Prog::materialized[S];
     /// Whether matmul or convolution slot S is computed in the epilogue of a kernel that reads it
     /// rather than on its own: the kernel of an output, or of an operand of a materialized node
     /// (value() runs both; relu(x @ w1) @ w2's first GEMM runs with the ReLU as its epilogue,
@@ -172,15 +176,23 @@ public:
         (std::make_index_sequence<N>{});
     }
 
-    /// The value of slot S as a new tensor (materialized slots: their tensor, shared).
+    /// The value of slot S as a new tensor (stored slots: their tensor, shared).
     template <std::size_t S>
     auto value() {
-        using node = typename Prog::template node_at<S>;
         if constexpr (direct_output<S>()) {
             return opaque<S>();
-        } else if constexpr (node::materialized) {
+        } else if constexpr (Prog::stored[S]) {
             return tensor<S>();
-        } else if constexpr (epilogue_of<S>() != N) {
+        } else {
+            return fresh_value<S>();
+        }
+    }
+
+    /// The value of fused slot S computed now, in a new tensor.
+    template <std::size_t S>
+    auto fresh_value() {
+        using node = typename Prog::template node_at<S>;
+        if constexpr (epilogue_of<S>() != N) {
             return with_epilogue<S>();
         } else {
             Tensor<typename node::value_type, typename node::shape_type> out(shape_of<S>());
@@ -195,7 +207,7 @@ public:
         using node = typename Prog::template node_at<S>;
         static_assert(Out::rank == node::shape_type::rank,
                       "staticpy: RuntimeError: into(): the output's rank is not the result's");
-        if constexpr (epilogue_of<S>() != N) {
+        if constexpr (epilogue_of<S>() != N && !kept_fused<S>) {
             epilogue_into<S>(epilogue_operands<S>(), out);
             return;
         }
@@ -215,7 +227,7 @@ public:
                 }
             }
             out.copy_(this->template node<S>().op(in));
-        } else if constexpr (node::materialized) {
+        } else if constexpr (Prog::stored[S]) {
             out.copy_(tensor<S>()); // copy_ snapshots an overlapping source itself
         } else {
             // A leaf that overlaps out other than as the same view would be read after parts of
@@ -321,7 +333,7 @@ private:
         return graph::node_of<Prog, S>(nodes_);
     }
 
-    /// The tensor of a materialized operand slot, or the operand's fused value in a new tensor.
+    /// The tensor of an operand slot of a matmul or opaque op (stored: computed once).
     template <std::size_t S>
     auto operand_tensor() {
         return value<S>();
@@ -341,6 +353,8 @@ private:
             } else if constexpr (!deferred[S]) {
                 compute_alone<S>();
             }
+        } else if constexpr (kept_fused<S>) {
+            result<S>() = fresh_value<S>();
         }
     }
 
@@ -380,7 +394,7 @@ private:
 
     template <class Outs, std::size_t... I>
     void values_into(const Outs& outs, std::index_sequence<I...>) {
-        auto operands = std::tuple{epilogue_operands<Roots[I]>()...};
+        auto operands = std::tuple{output_epilogue_operands<Roots[I]>()...};
         const std::array<bool, sizeof...(I)> via_temporary{
             needs_temporary<I>(outs, operands, std::index_sequence<I...>{})...};
         auto temporaries =
@@ -424,6 +438,15 @@ private:
         }
     }
 
+    /// epilogue_operands for writing output R: nothing when R is stored (it is copied).
+    template <std::size_t R>
+    auto output_epilogue_operands() {
+        if constexpr (kept_fused<R>)
+            return std::tuple{};
+        else
+            return epilogue_operands<R>();
+    }
+
     /// Whether tensors `read` (GEMM or convolution operands) overlap `out` in memory.
     template <class... Read, class Out>
     static bool reads_in_epilogue(const std::tuple<Read...>& read, const Out& out) {
@@ -438,7 +461,7 @@ private:
         using node = typename Prog::template node_at<S>;
         if constexpr (direct_output<S>()) {
             return false; // computed into a temporary, before any output is written
-        } else if constexpr (node::materialized) {
+        } else if constexpr (Prog::stored[S]) {
             return detail::overlaps(out, tensor<S>());
         } else if constexpr (graph::is_number_node_v<node>) {
             return false;

@@ -5,7 +5,7 @@
 // written: intermediate values live in registers. A region either stores its value or accumulates
 // it into a reduction, so sum(x * y) reads x and y once and writes only the sum.
 //
-// region_kernel<Prog, Root> is the kernel of region Root: its leaves are the materialized slots
+// region_kernel<Prog, Root> is the kernel of region Root: its leaves are the stored slots
 // the region reads (each with its own strides over the iteration space), its numbers are held as
 // values (as batches, hoisted out of the loop, when it runs on SIMD batches).
 
@@ -50,7 +50,7 @@ constexpr bool operands_read_as_batches() {
             if constexpr (graph::is_number_node_v<operand>)
                 return std::is_same_v<C, T>;
             else if constexpr (std::is_same_v<C, bool>)
-                return std::is_same_v<typename operand::value_type, bool> && !operand::materialized;
+                return std::is_same_v<typename operand::value_type, bool> && !Prog::stored[Op];
             else
                 return std::is_same_v<C, T> && std::is_same_v<typename operand::value_type, T>;
         };
@@ -75,7 +75,7 @@ constexpr bool region_simd_able(std::index_sequence<J...>) {
             using V = typename node::value_type;
             if constexpr (graph::is_number_node_v<node>)
                 return std::is_arithmetic_v<V>;
-            else if constexpr (node::materialized)
+            else if constexpr (Region::is_leaf(I))
                 return std::is_same_v<V, T>;
             else {
                 constexpr bool gives_batch_or_mask =
@@ -94,7 +94,7 @@ template <class Prog, class Region, std::size_t... J>
 constexpr int region_cost(std::index_sequence<J...>) {
     auto slot_cost = []<std::size_t I>(std::integral_constant<std::size_t, I>) {
         using node = typename Prog::template node_at<I>;
-        if constexpr (node::materialized || graph::is_number_node_v<node>)
+        if constexpr (Region::is_leaf(I) || graph::is_number_node_v<node>)
             return 0;
         else
             return node::functor::cost;
