@@ -84,18 +84,20 @@ struct program {
     /// still fuses its operand's computation.)
     static constexpr std::array<bool, sizeof...(Instrs) + 1> stored = [] {
         std::array<bool, sizeof...(Instrs) + 1> kept = materialized;
-        constexpr std::array<bool, sizeof...(Instrs) + 1> reads_whole{
-            (Instrs::node::kind == node_kind::matmul || Instrs::node::kind == node_kind::opaque)...,
-            false};
         constexpr std::array<bool, sizeof...(Instrs) + 1> is_number{
             is_number_node_v<typename Instrs::node>..., false};
+        // (The materialized nodes with operands are the matmuls, the opaque ops and the
+        // reductions.)
         for (std::size_t s = 0; s < sizeof...(Instrs); ++s)
-            if (reads_whole[s])
+            if (materialized[s] && !is_reduce[s])
                 for (std::size_t k = 0; k < arity[s]; ++k)
                     if (operand_reads[s][k] && !is_number[operand_slots[s][k]])
                         kept[operand_slots[s][k]] = true;
         return kept;
     }();
+    /// Whether slot s is a stored fused value (not a materialized node): its own kernel computes
+    /// it once, when the evaluator reaches it.
+    static constexpr bool kept_fused(std::size_t s) { return stored[s] && !materialized[s]; }
     /// Whether slot s is read from memory by the kernel of region `root`: a materialized node
     /// (the root itself when it is one), or a stored value other than the root's own.
     static constexpr bool read_in(std::size_t s, std::size_t root) {
@@ -346,23 +348,28 @@ node_pointers_t<Final> collect_nodes(bool& equal, const Roots&... roots) {
 
 // ---- fusion regions -----------------------------------------------------------------------------
 
-/// The slots a fused kernel rooted at slot Root evaluates: Root, and every operand reached from it
-/// through elementwise nodes; materialized nodes are where it stops (they are read from memory,
-/// `leaf`), and numbers are read from the node (`number`).
+/// The slots a fused kernel rooted at slot `root` evaluates: root, and every operand reached from
+/// it through elementwise nodes; the slots it reads from memory (Prog::read_in) are where it
+/// stops.
+template <class Prog>
+constexpr std::array<bool, Prog::size> region_members(std::size_t root) {
+    std::array<bool, Prog::size> m{};
+    m[root] = true;
+    for (std::size_t s = root + 1; s-- > 0;) {
+        if (!m[s] || Prog::read_in(s, root))
+            continue;
+        for (std::size_t k = 0; k < Prog::arity[s]; ++k)
+            m[Prog::operand_slots[s][k]] = true;
+    }
+    return m;
+}
+
+/// The fused kernel rooted at slot Root: its members (region_members), the leaves among them
+/// (read from memory, `leaf`), and the numbers it reads from the node (`number`).
 template <class Prog, std::size_t Root>
 struct region {
     static constexpr std::size_t N = Prog::size;
-    static constexpr std::array<bool, N> member = [] {
-        std::array<bool, N> m{};
-        m[Root] = true;
-        for (std::size_t s = Root + 1; s-- > 0;) {
-            if (!m[s] || Prog::read_in(s, Root))
-                continue;
-            for (std::size_t k = 0; k < Prog::arity[s]; ++k)
-                m[Prog::operand_slots[s][k]] = true;
-        }
-        return m;
-    }();
+    static constexpr std::array<bool, N> member = region_members<Prog>(Root);
     /// A member read from memory (Prog::read_in).
     static constexpr std::array<bool, N> leaf = [] {
         std::array<bool, N> l{};
@@ -405,14 +412,7 @@ inline constexpr auto region_leaves = [] {
     constexpr std::size_t N = Prog::size;
     std::array<std::array<bool, N + 1>, N + 1> leaves{};
     for (std::size_t root = 0; root < N; ++root) {
-        std::array<bool, N + 1> member{};
-        member[root] = true;
-        for (std::size_t s = root + 1; s-- > 0;) {
-            if (!member[s] || Prog::read_in(s, root))
-                continue;
-            for (std::size_t k = 0; k < Prog::arity[s]; ++k)
-                member[Prog::operand_slots[s][k]] = true;
-        }
+        const auto member = region_members<Prog>(root);
         for (std::size_t s = 0; s < N; ++s)
             leaves[root][s] = member[s] && Prog::read_in(s, root);
     }
@@ -426,20 +426,19 @@ inline constexpr auto region_leaves = [] {
 template <class Prog, std::size_t M, std::size_t NumRoots>
 constexpr std::size_t readers(const std::array<std::size_t, NumRoots>& roots) {
     const auto& leaves = region_leaves<Prog>;
-    const auto kept_fused = [](std::size_t s) { return Prog::stored[s] && !Prog::materialized[s]; };
     std::size_t n = 0;
     for (std::size_t s = 0; s < Prog::size; ++s) {
-        if (kept_fused(s))
+        if (Prog::kept_fused(s))
             n += leaves[s][M];
         else if (Prog::materialized[s])
             for (std::size_t k = 0; k < Prog::arity[s]; ++k) {
                 const std::size_t o = Prog::operand_slots[s][k];
-                if (Prog::operand_reads[s][k] && (Prog::is_reduce[s] || !kept_fused(o)))
+                if (Prog::operand_reads[s][k] && (Prog::is_reduce[s] || !Prog::kept_fused(o)))
                     n += leaves[o][M];
             }
     }
     for (std::size_t r : roots)
-        if (!kept_fused(r))
+        if (!Prog::kept_fused(r))
             n += leaves[r][M];
     return n;
 }

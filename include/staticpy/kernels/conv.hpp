@@ -417,10 +417,10 @@ void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T*
                 const std::int64_t o0 = group * og;
                 const auto planes = padded_planes(geo, x, n0, count, group);
                 for (std::int64_t i = 0; i < count; ++i) {
-                    auto epilogue = to_output(product, layout, n0 + i, o0);
+                    auto to_nchw = to_output(product, layout, n0 + i, o0);
                     gemm_detail::gemm_serial<T>(og, layout.cols, patch, w + o0 * patch, patch, 1,
                                                 planes.shifted(0, i * plane_size(geo)), product,
-                                                layout.cols, 0, 0, epilogue);
+                                                layout.cols, 0, 0, to_nchw);
                 }
             }
             hand_over();
@@ -433,13 +433,13 @@ void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T*
         for (std::int64_t group = 0; group < geo.groups; ++group) {
             im2col(geo, x, n0, count, group, col);
             const std::int64_t o0 = group * og;
-            auto epilogue = to_output(product, layout, n0, o0);
+            auto to_nchw = to_output(product, layout, n0, o0);
             if (patch == 0) {
                 std::fill(product, product + og * layout.cols, T(0));
-                epilogue(0, og, 0, layout.cols);
+                to_nchw(0, og, 0, layout.cols);
             } else {
                 gemm<T>(og, layout.cols, patch, w + o0 * patch, patch, 1, col, layout.cols, 1,
-                        product, layout.cols, epilogue);
+                        product, layout.cols, to_nchw);
             }
         }
         hand_over();

@@ -126,7 +126,7 @@ public:
     /// Whether fused slot S is stored (graph/program.hpp): computed once, with its epilogue if it
     /// has one, when materialize_all reaches it; an output that is one is copied from it.
     template <std::size_t S>
-    static constexpr bool kept_fused = Prog::stored[S] && !Prog::materialized[S];
+    static constexpr bool kept_fused = Prog::kept_fused(S);
     /// Whether matmul or convolution slot S is computed in the epilogue of a kernel that reads it
     /// rather than on its own: the kernel of an output, or of an operand of a materialized node
     /// (value() runs both; relu(x @ w1) @ w2's first GEMM runs with the ReLU as its epilogue,
