@@ -90,6 +90,25 @@ TEST_CASE("TensorDataset::gather equals default_collate of its samples") {
         const std::vector<std::int64_t> idx{2, 3, 4, 0};
         check_same(tds.gather(idx), collate_samples(tds, idx));
     }
+    SECTION("a batch split over two threads (a shuffle with runs, both ends negative)") {
+        // 300 rows of 128 floats: 64 * 128 elements and more go to the kernels' threads.
+        auto big = arange<float>(0, 300 * 128).reshape(300, 128).contiguous();
+        auto labels = arange<std::int64_t>(0, 300);
+        TensorDataset bds(big, labels);
+        std::vector<std::int64_t> idx;
+        for (std::int64_t i = 0; i < 280; ++i)
+            idx.push_back((i * 37) % 300);
+        idx.insert(idx.end(), {10, 11, 12, 13, -1, -300});
+        const int threads = get_num_threads();
+        set_num_threads(2);
+        check_same(bds.gather(idx), collate_samples(bds, idx));
+        // The first bad index is reported, as the serial walk reports it.
+        idx[100] = 300;
+        idx[5] = -301;
+        CHECK_THROWS_WITH(bds.gather(idx),
+                          "index -301 is out of bounds for dimension 0 with size 300");
+        set_num_threads(threads);
+    }
     SECTION("errors: ds[i]'s and default_collate's") {
         const std::vector<std::int64_t> out{1, 10};
         CHECK_THROWS_WITH(ds.gather(out), "index 10 is out of bounds for dimension 0 with size 10");
@@ -99,6 +118,35 @@ TEST_CASE("TensorDataset::gather equals default_collate of its samples") {
                           "index -11 is out of bounds for dimension 0 with size 10");
         CHECK_THROWS_AS(ds.gather(std::vector<std::int64_t>{}), IndexError);
     }
+}
+
+TEST_CASE("for_each_index_run: a large batch is split into pieces, each row copied once") {
+    std::vector<std::int64_t> idx;
+    for (std::int64_t i = 0; i < 64; ++i)
+        idx.push_back(i < 32 ? i + 100 : (i * 13) % 500);
+    const int threads = get_num_threads();
+    set_num_threads(2);
+    std::vector<int> copied(idx.size(), 0);
+    std::vector<int> thread_of(idx.size(), -1);
+    data::detail::for_each_index_run(
+        idx, 500, true, 1024,
+        [&](std::int64_t first, std::int64_t at, std::int64_t count) noexcept {
+            for (std::int64_t k = 0; k < count; ++k) {
+                // Each batch position gets its own index's row, once.
+                copied[static_cast<std::size_t>(at + k)] +=
+                    idx[static_cast<std::size_t>(at + k)] == first + k ? 1 : 100;
+#if defined(_OPENMP)
+                thread_of[static_cast<std::size_t>(at + k)] = omp_get_thread_num();
+#endif
+            }
+        });
+    set_num_threads(threads);
+    CHECK(std::ranges::all_of(copied, [](int c) { return c == 1; }));
+#if defined(_OPENMP)
+    // Two contiguous pieces: the first half on one thread, the second on the other.
+    CHECK(thread_of.front() != thread_of.back());
+    CHECK(std::ranges::count(thread_of, thread_of.front()) == 32);
+#endif
 }
 
 TEST_CASE("DataLoader: the fast path gives the generic path's batches") {
@@ -140,15 +188,15 @@ TEST_CASE("MNIST::gather equals default_collate, untransformed and with ToFloat"
     test_files::temp_dir dir("fast_mnist");
     test_files::bytes images;
     test_files::bytes labels;
-    for (int i = 0; i < 12; ++i) {
+    for (int i = 0; i < 64; ++i) {
         for (int p = 0; p < 28 * 28; ++p)
             images.push_back(static_cast<unsigned char>((i * 31 + p) % 256));
         labels.push_back(static_cast<unsigned char>(i % 10));
     }
     test_files::write_file(dir / "train-images-idx3-ubyte",
-                           test_files::idx_bytes(0x08, {12, 28, 28}, images));
+                           test_files::idx_bytes(0x08, {64, 28, 28}, images));
     test_files::write_file(dir / "train-labels-idx1-ubyte",
-                           test_files::idx_bytes(0x08, {12}, labels));
+                           test_files::idx_bytes(0x08, {64}, labels));
     MNIST raw(dir.path());
     MNIST norm(dir.path(), true, ToFloat{.mean = 0.2860F, .std = 0.3530F});
     STATIC_REQUIRE(GatherDataset<decltype(raw)>);
@@ -156,8 +204,17 @@ TEST_CASE("MNIST::gather equals default_collate, untransformed and with ToFloat"
     const std::vector<std::int64_t> idx{4, 5, 6, 0, 11, -1};
     check_same(raw.gather(idx), collate_samples(raw, idx));
     check_same(norm.gather(idx), collate_samples(norm, idx));
-    CHECK_THROWS_WITH(raw.gather(std::vector<std::int64_t>{12}),
-                      "index 12 is out of bounds for dimension 0 with size 12");
+    CHECK_THROWS_WITH(raw.gather(std::vector<std::int64_t>{64}),
+                      "index 64 is out of bounds for dimension 0 with size 64");
+    // A batch of 64 (64 * 784 pixels) is split over two threads.
+    std::vector<std::int64_t> all;
+    for (std::int64_t i = 0; i < 64; ++i)
+        all.push_back((i * 23 + 5) % 64);
+    const int threads = get_num_threads();
+    set_num_threads(2);
+    check_same(raw.gather(all), collate_samples(raw, all));
+    check_same(norm.gather(all), collate_samples(norm, all));
+    set_num_threads(threads);
 
     Generator g1(3);
     Generator g2(3);

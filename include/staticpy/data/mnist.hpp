@@ -53,7 +53,7 @@ struct NoTransform {
     /// n pixels copied as they are (the batch gather's inner step).
     ///   std::uint8_t out[784];
     ///   NoTransform{}.apply(image.data(), out, 784);
-    void apply(const std::uint8_t* src, std::uint8_t* dst, std::int64_t n) const {
+    void apply(const std::uint8_t* src, std::uint8_t* dst, std::int64_t n) const noexcept {
         std::memcpy(dst, src, static_cast<std::size_t>(n));
     }
 };
@@ -81,7 +81,7 @@ struct ToFloat {
     /// n pixels converted into dst (the batch gather's inner step).
     ///   float out[784];
     ///   ToFloat{}.apply(image.data(), out, 784);   // out[k] == image.data()[k] / 255.f
-    void apply(const std::uint8_t* src, float* dst, std::int64_t n) const {
+    void apply(const std::uint8_t* src, float* dst, std::int64_t n) const noexcept {
         const float scale = 1.0F / (255.0F * std);
         const float shift = mean / std;
         for (std::int64_t i = 0; i < n; ++i)
@@ -91,7 +91,8 @@ struct ToFloat {
 
 /// A transform that maps pixels one by one: value_type is its output element type,
 /// apply(src, dst, n) maps n uint8 pixels, and calling it on an image gives a Tensor of
-/// value_type of the same shape. The DataLoader gathers such datasets without per-sample tensors.
+/// value_type of the same shape. The DataLoader gathers such datasets without per-sample tensors,
+/// and splits a large batch over the kernels' threads when apply is noexcept.
 ///   static_assert(PixelTransform<ToFloat>);
 ///   static_assert(!PixelTransform<std::function<int(int)>>);
 template <class F>
@@ -146,7 +147,8 @@ public:
 
     /// The batch default_collate makes of ds[i] for i in `indices`, gathered straight from the
     /// images tensor: one memcpy (or one pixelwise transform) per sample, or per run of
-    /// consecutive indices. Only with a pixelwise transform and no target transform.
+    /// consecutive indices, a large batch split over the kernels' threads. Only with a pixelwise
+    /// transform and no target transform.
     ///   std::vector<std::int64_t> idx{7, 3};
     ///   auto [images, labels] = ds.gather(idx);   // [2, 28, 28], [2]
     [[nodiscard]] auto gather(std::span<const std::int64_t> indices) const requires
@@ -163,10 +165,13 @@ public:
         const std::uint8_t* src = images_.data();
         const std::int64_t* tsrc = targets_.data();
         V* dst = images.data();
+        std::int64_t* ldst = labels.data();
         detail::for_each_index_run(
-            indices, n, true, [&](std::int64_t first, std::int64_t at, std::int64_t count) {
+            indices, n, true, pixels,
+            [&](std::int64_t first, std::int64_t at,
+                std::int64_t count) noexcept(noexcept(transform.apply(src, dst, pixels))) {
                 transform.apply(src + first * pixels, dst + at * pixels, count * pixels);
-                std::memcpy(labels.data() + at, tsrc + first,
+                std::memcpy(ldst + at, tsrc + first,
                             static_cast<std::size_t>(count) * sizeof(std::int64_t));
             });
         return std::tuple(std::move(images), std::move(labels));

@@ -47,7 +47,8 @@ constexpr bool static_first_extents_agree() {
 /// The rows of t at `indices` (along dimension 0, negative ones from the end) stacked into a new
 /// contiguous tensor: what default_collate makes of the samples t[i], without making them. From
 /// contiguous storage each run of consecutive indices is one memcpy into the batch (a shuffled
-/// batch: one per sample); from a strided t each row is copied through a view.
+/// batch: one per sample), a large batch split over the kernels' threads; from a strided t each
+/// row is copied through a view.
 template <class T, class S>
 auto gather_rows(const Tensor<T, S>& t, std::span<const std::int64_t> indices) {
     using Out = Tensor<
@@ -60,17 +61,22 @@ auto gather_rows(const Tensor<T, S>& t, std::span<const std::int64_t> indices) {
     for (std::size_t d = 1; d < S::rank; ++d)
         row *= sizes[d];
     T* dst = out.data();
-    const bool contiguous = t.is_contiguous();
-    for_each_index_run(indices, n, contiguous,
-                       [&](std::int64_t first, std::int64_t at, std::int64_t count) {
-                           if (contiguous)
-                               std::memcpy(dst + at * row, t.data() + first * row,
+    if (t.is_contiguous()) {
+        const T* src = t.data();
+        for_each_index_run(indices, n, true, row,
+                           [&](std::int64_t first, std::int64_t at, std::int64_t count) noexcept {
+                               std::memcpy(dst + at * row, src + first * row,
                                            static_cast<std::size_t>(row * count) * sizeof(T));
-                           else if constexpr (S::rank == 1)
-                               dst[at] = t.data()[first * t.strides()[0]];
-                           else
-                               out[at].copy_(t[first]);
-                       });
+                           });
+    } else {
+        for_each_index_run(indices, n, false,
+                           [&](std::int64_t first, std::int64_t at, std::int64_t) {
+                               if constexpr (S::rank == 1)
+                                   dst[at] = t.data()[first * t.strides()[0]];
+                               else
+                                   out[at].copy_(t[first]);
+                           });
+    }
     return out;
 }
 } // namespace detail

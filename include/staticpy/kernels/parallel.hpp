@@ -20,28 +20,11 @@
 
 namespace staticpy::kernels {
 
-/// Below this many elements a kernel runs on one thread: starting a parallel region costs
-/// a few microseconds, which is the time a core needs for about this much elementwise work.
-inline constexpr std::int64_t parallel_threshold = 1 << 15;
-
-/// The threads a kernel may use: get_num_threads() less the cores DataLoader workers reserved.
-inline int available_threads() {
-#if STATICPY_HAS_OPENMP
-    const int t =
-        get_num_threads() - staticpy::detail::reserved_threads().load(std::memory_order_relaxed);
-    return t < 1 ? 1 : t;
-#else
-    return 1;
-#endif
-}
-
-/// The number of threads a kernel over n elements, each costing `cost` times an add (a kernel's
-/// `cost`: 1 for arithmetic, more for transcendental functions), uses: 1 for small work. A tanh
-/// chain over 1e4 elements is worth a second core; a sum over 1e4 is not.
-inline int threads_for(std::int64_t n, std::int64_t cost = 1) {
-    cost = std::max<std::int64_t>(cost, 1);
-    return n < (parallel_threshold + cost - 1) / cost ? 1 : available_threads();
-}
+// The thread budget (core/threads.hpp, shared with the data layer's batch gathers).
+using staticpy::detail::available_threads;
+using staticpy::detail::parallel_chunks;
+using staticpy::detail::parallel_threshold;
+using staticpy::detail::threads_for;
 
 /// The cost per element of kernel K (K::cost when it says, else 1).
 template <class K>
@@ -58,26 +41,6 @@ inline int chunk_count(std::int64_t extent, int threads, std::int64_t grain) {
     if (threads <= 1 || extent <= grain)
         return 1;
     return static_cast<int>(std::min<std::int64_t>(threads, (extent + grain - 1) / grain));
-}
-
-/// Runs body(begin, end, chunk) for each of `chunks` contiguous pieces of [0, extent), in
-/// parallel when there is more than one.
-template <class Body>
-void parallel_chunks(std::int64_t extent, int chunks, Body&& body) {
-    if (chunks <= 1) {
-        body(std::int64_t{0}, extent, 0);
-        return;
-    }
-    const std::int64_t per = (extent + chunks - 1) / chunks;
-#if STATICPY_HAS_OPENMP
-#pragma omp parallel for num_threads(chunks) schedule(static)
-#endif
-    for (int c = 0; c < chunks; ++c) {
-        const std::int64_t b = c * per;
-        const std::int64_t e = std::min(extent, b + per);
-        if (b < e)
-            body(b, e, c);
-    }
 }
 
 /// Runs task(t) for t in [0, tasks) on up to `threads` threads, each thread taking the next

@@ -1,13 +1,18 @@
 #pragma once
 // How a dataset that batches itself (TensorDataset, MNIST) walks a batch's indices: PyTorch's
-// index checks, and runs of consecutive indices copied at once.
+// index checks, runs of consecutive indices copied at once, and a large batch split over the
+// kernels' threads as PyTorch's index_select splits it.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 
 #include "staticpy/core/error.hpp"
+#include "staticpy/core/threads.hpp"
+#include "staticpy/data/worker_info.hpp"
 
 namespace staticpy::data::detail {
 
@@ -39,6 +44,41 @@ void for_each_index_run(std::span<const std::int64_t> indices, std::int64_t n, b
         copy(first, static_cast<std::int64_t>(k), static_cast<std::int64_t>(end - k));
         k = end;
     }
+}
+
+/// for_each_index_run over a batch of rows of row_elements elements each, split into contiguous
+/// pieces of the batch walked on the kernels' threads when the batch is large enough
+/// (threads_for) and copy cannot throw (it runs inside an OpenMP region); serially otherwise,
+/// and on a DataLoader worker (the workers are the parallelism there). Every index is checked
+/// before anything is copied, so the IndexError is the one the serial walk gives. With 0
+/// workers the main thread gathers each batch while the kernels' other threads wait: split, the
+/// gather takes half the time on 2 cores.
+///   for_each_index_run(idx, n, true, 784, [&](auto first, auto at, auto count) noexcept { ... });
+template <class Copy>
+void for_each_index_run(std::span<const std::int64_t> indices, std::int64_t n, bool merge_runs,
+                        std::int64_t row_elements, const Copy& copy) {
+    const auto rows = static_cast<std::int64_t>(indices.size());
+    const int threads =
+        !std::is_nothrow_invocable_v<const Copy&, std::int64_t, std::int64_t, std::int64_t> ||
+                get_worker_info()
+            ? 1
+            : static_cast<int>(
+                  std::min<std::int64_t>(staticpy::detail::threads_for(rows * row_elements), rows));
+    if (threads <= 1) {
+        for_each_index_run(indices, n, merge_runs, copy);
+        return;
+    }
+    for (const std::int64_t i : indices)
+        wrap_index(i, n);
+    staticpy::detail::parallel_chunks(
+        rows, threads, [&](std::int64_t begin, std::int64_t end, int) {
+            for_each_index_run(indices.subspan(static_cast<std::size_t>(begin),
+                                               static_cast<std::size_t>(end - begin)),
+                               n, merge_runs,
+                               [&](std::int64_t first, std::int64_t at, std::int64_t count) {
+                                   copy(first, begin + at, count);
+                               });
+        });
 }
 
 } // namespace staticpy::data::detail

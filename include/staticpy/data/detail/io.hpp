@@ -386,6 +386,7 @@ private:
     z_stream z_{};
     bool z_ready_ = false;
     bool member_ended_ = false;
+    std::uint64_t inflated_ = 0; // decompressed bytes delivered
 #endif
 
     std::string label_;
@@ -394,7 +395,6 @@ private:
     std::size_t pos_ = 0;        // next unread byte in buffer_
     std::size_t len_ = 0;        // bytes in buffer_
     std::uint64_t file_pos_ = 0; // bytes read from the file
-    std::uint64_t inflated_ = 0; // decompressed bytes delivered
     std::uint64_t size_ = 0;     // of a regular file
     bool regular_ = false;
     bool gzip_ = false;
