@@ -93,6 +93,9 @@ TEST_CASE("gemm: products large enough to run on several threads", "[gemm]") {
     check_product<float>(100, 110, 96, false, false, 0);
     check_product<float>(100, 110, 96, true, true, 3);
     check_product<double>(97, 101, 103, false, true, 1);
+    // A linear layer's forward, x W^T: B transposed, packed in 8 x 8 register blocks.
+    check_product<float>(64, 128, 784, false, true, 0);
+    check_product<float>(64, 120, 397, false, true, 5);
 }
 
 TEST_CASE("gemm: thin products of operands unit-stride along K (dot products)", "[gemm]") {
