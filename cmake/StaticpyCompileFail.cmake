@@ -27,9 +27,9 @@
 # and the first line containing "error:" must contain <text>.
 #
 # STATICPY_COMPILE_FAIL_CONTROL (default ON): OFF leaves out the STATICPY_EXPECT_FAIL=0 control
-# compile. A second compiler's pass over the same cases (scripts/test.sh's clang pass after the
-# gcc one) then costs half: the control shows the case is well formed, which one compiler
-# settles, while the first-error text is what each compiler must produce itself.
+# compile, which halves a case's cost: the control shows the case is well formed, which matters
+# when a case is written or changed, while the first-error text is what each compiler must
+# produce at every run. scripts/test.sh's two compiler passes leave it out (the suite's time).
 
 include_guard(GLOBAL)
 
