@@ -51,8 +51,8 @@ void for_each_index_run(std::span<const std::int64_t> indices, std::int64_t n, b
 /// (threads_for) and copy cannot throw (it runs inside an OpenMP region); serially otherwise,
 /// and on a DataLoader worker (the workers are the parallelism there). Every index is checked
 /// before anything is copied, so the IndexError is the one the serial walk gives. With 0
-/// workers the main thread gathers each batch while the kernels' other threads wait: split, the
-/// gather takes half the time on 2 cores.
+/// workers the main thread gathered each batch while the kernels' other threads waited (split:
+/// an MLP epoch's gathers 15.2 -> 12.1 ms on 2 cores, the epoch 6.5 % faster).
 ///   for_each_index_run(idx, n, true, 784, [&](auto first, auto at, auto count) noexcept { ... });
 template <class Copy>
 void for_each_index_run(std::span<const std::int64_t> indices, std::int64_t n, bool merge_runs,
