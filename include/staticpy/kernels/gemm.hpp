@@ -457,66 +457,93 @@ inline constexpr std::int64_t dot_max_side = 32;
 /// ... and K at least this, so that the dot products run on whole SIMD batches.
 inline constexpr std::int64_t dot_min_k = 64;
 
+/// sum[r][c] = the dot product of a[r] and b[c] over K, DM x DN of them in registers, vectorised
+/// along K (the first k_vec values in SIMD batches, one accumulator per product, then the rest).
+template <int DM, int DN, class T>
+void dot_tile(const T* const* a, const T* const* b, std::int64_t K, std::int64_t k_vec,
+              T (&sum)[DM][DN]) {
+#if STATICPY_HAS_XSIMD
+    if constexpr (xsimd_usable) {
+        using V = xsimd::batch<T>;
+        constexpr int W = simd_width<T>();
+        V acc[DM][DN];
+        STATICPY_GEMM_UNROLL
+        for (int r = 0; r < DM; ++r)
+            STATICPY_GEMM_UNROLL
+        for (int c = 0; c < DN; ++c)
+            acc[r][c] = V(T(0));
+        for (std::int64_t k = 0; k < k_vec; k += W) {
+            V bv[DN];
+            STATICPY_GEMM_UNROLL
+            for (int c = 0; c < DN; ++c)
+                bv[c] = V::load_unaligned(b[c] + k);
+            STATICPY_GEMM_UNROLL
+            for (int r = 0; r < DM; ++r) {
+                const V av = V::load_unaligned(a[r] + k);
+                STATICPY_GEMM_UNROLL
+                for (int c = 0; c < DN; ++c)
+                    acc[r][c] = madd(av, bv[c], acc[r][c]);
+            }
+        }
+        for (int r = 0; r < DM; ++r)
+            for (int c = 0; c < DN; ++c)
+                sum[r][c] = xsimd::hadd(acc[r][c]);
+    }
+#endif
+    for (std::int64_t k = k_vec; k < K; ++k)
+        for (int r = 0; r < DM; ++r)
+            for (int c = 0; c < DN; ++c)
+                sum[r][c] += a[r][k] * b[c][k];
+}
+
+/// Calls f(int_c<m>, int_c<n>) with m and n (each 1 to Max) as compile-time values.
+template <int Max, class F>
+void with_tile_shape(std::int64_t m, std::int64_t n, const F& f) {
+    [&]<int... I>(std::integer_sequence<int, I...>) {
+        const auto with_n = [&](auto dm) {
+            ((n == I + 1 ? f(dm, std::integral_constant<int, I + 1>{}) : void()), ...);
+        };
+        ((m == I + 1 ? with_n(std::integral_constant<int, I + 1>{}) : void()), ...);
+    }
+    (std::make_integer_sequence<int, Max>{});
+}
+
 /// The rectangle [i_base, i_base + M) x [j_base, j_base + N) of C = A B as dot products of A's
 /// rows (lda apart) and B's columns (ldb apart), each unit-stride along K, DM x DN of them at a
-/// time in registers, vectorised along K. The epilogue gets each row band of DM rows once final.
+/// time in registers (dot_tile), the edge tiles as small as the products they hold: at a
+/// convolution's 6 x 25 weight gradient, 4 x 4 tiles throughout computed 1.49 times the products.
+/// The epilogue gets each row band of DM rows once final.
 template <class T>
 void gemm_dot(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::int64_t lda,
               const T* B, std::int64_t ldb, T* C, std::int64_t ldc, std::int64_t i_base,
               std::int64_t j_base, epilogue_ref epilogue) {
     constexpr int DM = 4, DN = 4;
 #if STATICPY_HAS_XSIMD
-    constexpr int W = simd_width<T>();
-    const std::int64_t k_vec = xsimd_usable ? K / W * W : 0;
+    const std::int64_t k_vec = xsimd_usable ? K / simd_width<T>() * simd_width<T>() : 0;
 #else
     const std::int64_t k_vec = 0;
 #endif
     for (std::int64_t i0 = 0; i0 < M; i0 += DM) {
         const std::int64_t mi = std::min<std::int64_t>(DM, M - i0);
+        const T* a[DM];
+        for (std::int64_t r = 0; r < mi; ++r)
+            a[r] = A + (i0 + r) * lda;
         for (std::int64_t j0 = 0; j0 < N; j0 += DN) {
             const std::int64_t nj = std::min<std::int64_t>(DN, N - j0);
-            // An edge tile repeats its last row or column; the repeats are computed and dropped.
-            const T* a[DM];
             const T* b[DN];
-            for (int r = 0; r < DM; ++r)
-                a[r] = A + (i0 + std::min<std::int64_t>(r, mi - 1)) * lda;
-            for (int c = 0; c < DN; ++c)
-                b[c] = B + (j0 + std::min<std::int64_t>(c, nj - 1)) * ldb;
-            T sum[DM][DN] = {};
-#if STATICPY_HAS_XSIMD
-            if constexpr (xsimd_usable) {
-                using V = xsimd::batch<T>;
-                V acc[DM][DN];
-                STATICPY_GEMM_UNROLL
-                for (int r = 0; r < DM; ++r)
-                    STATICPY_GEMM_UNROLL
-                for (int c = 0; c < DN; ++c)
-                    acc[r][c] = V(T(0));
-                for (std::int64_t k = 0; k < k_vec; k += W) {
-                    V bv[DN];
-                    STATICPY_GEMM_UNROLL
-                    for (int c = 0; c < DN; ++c)
-                        bv[c] = V::load_unaligned(b[c] + k);
-                    STATICPY_GEMM_UNROLL
-                    for (int r = 0; r < DM; ++r) {
-                        const V av = V::load_unaligned(a[r] + k);
-                        STATICPY_GEMM_UNROLL
-                        for (int c = 0; c < DN; ++c)
-                            acc[r][c] = madd(av, bv[c], acc[r][c]);
-                    }
-                }
-                for (int r = 0; r < DM; ++r)
-                    for (int c = 0; c < DN; ++c)
-                        sum[r][c] = xsimd::hadd(acc[r][c]);
-            }
-#endif
-            for (std::int64_t k = k_vec; k < K; ++k)
-                for (int r = 0; r < DM; ++r)
-                    for (int c = 0; c < DN; ++c)
-                        sum[r][c] += a[r][k] * b[c][k];
-            for (std::int64_t r = 0; r < mi; ++r)
-                for (std::int64_t c = 0; c < nj; ++c)
-                    C[(i0 + r) * ldc + j0 + c] = sum[r][c];
+            for (std::int64_t c = 0; c < nj; ++c)
+                b[c] = B + (j0 + c) * ldb;
+            const auto tile = [&](auto dm, auto dn) {
+                T sum[dm()][dn()] = {};
+                dot_tile(a, b, K, k_vec, sum);
+                for (int r = 0; r < dm(); ++r)
+                    for (int c = 0; c < dn(); ++c)
+                        C[(i0 + r) * ldc + j0 + c] = sum[r][c];
+            };
+            if (mi == DM && nj == DN)
+                tile(std::integral_constant<int, DM>{}, std::integral_constant<int, DN>{});
+            else
+                with_tile_shape<DM>(mi, nj, tile);
         }
         epilogue(i_base + i0, i_base + i0 + mi, j_base, j_base + N);
     }
