@@ -526,7 +526,7 @@ inline bool whole_2x2_windows(const pool2d_geometry& g) {
 /// columns of the window's two rows taken apart by shuffles, then PyTorch's max rule (`v > m ||
 /// isnan(v)`, taps row by row, left to right) as compares and bitwise selects, so a NaN needs no
 /// separate pass and nothing branches. The scalar loops (fixed_window_row, fixed_argmax_row) took
-/// 3 to 6 cycles an output: stride-2 loads, and the argmax's scattered adds after zeroing.
+/// 3 to 8 cycles an output: stride-2 loads, and the argmax's scattered adds after zeroing.
 struct pool2x2 {
     using values = float __attribute__((vector_size(32)));
     using masks = std::int32_t __attribute__((vector_size(32)));
@@ -563,7 +563,7 @@ struct pool2x2 {
         /// Each window's max, and which tap holds it (0 to 3, row by row), PyTorch's rule.
         void argmax(values& best, masks& at) const {
             best = t00;
-            at = masks{} ^ masks {};
+            at = masks{};
             const values later[3] = {t01, t10, t11};
             for (std::int32_t k = 0; k < 3; ++k) {
                 const masks wins = (later[k] > best) | (later[k] != later[k]);
@@ -573,7 +573,7 @@ struct pool2x2 {
         }
     };
 
-    /// count (<= 16) values from src, zeros after them; at most count written to dst.
+    /// lo, hi = the count (<= 16) values at src, zeros after them; nothing past them is read.
     static void load16(const float* src, std::int64_t count, values& lo, values& hi) {
 #if defined(__AVX__)
         lo = reinterpret_cast<values>(_mm256_maskload_ps(src, lanes_below(count)));
@@ -585,6 +585,7 @@ struct pool2x2 {
         std::memcpy(&hi, padded + width, sizeof(values));
 #endif
     }
+    /// v's first count (<= 8) lanes written to dst; nothing past them is written.
     static void store8(float* dst, std::int64_t count, const values& v) {
 #if defined(__AVX__)
         _mm256_maskstore_ps(dst, lanes_below(count), reinterpret_cast<__m256>(v));
