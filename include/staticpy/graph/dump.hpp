@@ -336,6 +336,26 @@ std::string value_expression(const node_pointers_t<Prog>& nodes) {
 
 } // namespace detail
 
+/// One fused kernel's source in parts, which each target formats: cpp_text below, and the CUDA
+/// backend's kernels (backend/cuda/codegen.hpp). Its parameters in slot order (the tensors it
+/// reads through strides, the run-time scalars), the statements computing the region's values
+/// from them, and what it does with the root's value (stores it, or combines it into a
+/// reduction's output, which starts at the reduction's identity).
+struct kernel_parts {
+    struct parameter {
+        std::string type; // the element type's C++ spelling
+        std::size_t slot;
+        bool tensor; // a tensor operand (in<slot>, read at offset o<slot>), else a scalar p<slot>
+    };
+    std::vector<parameter> parameters;
+    std::string body;      // "        const T v<slot> = <expression>;\n" per computed value
+    std::size_t root = 0;  // the slot whose value the kernel stores or reduces
+    std::size_t reduction; // the reduce slot it combines into, or the program's size (a store)
+    std::string out_type;  // the stored type, or the reduction's accumulator type
+    std::string combine;   // the statement that takes `value` into out[o_out]
+    bool reduces = false;
+};
+
 namespace detail {
 
 /// The accumulator type and combine statement of a reduce slot Q (a store: "out[o_out] = value;").
@@ -346,64 +366,101 @@ void reduction_text(std::string& acc_t, std::string& combine) {
     combine = reduction::cpp_combine;
 }
 
-/// Region slot S's parameter, offset, load and value lines.
+/// Region R's slot S: a parameter where it is a leaf or a run-time scalar, a statement where it is
+/// computed.
 template <class Prog, std::size_t R, std::size_t S>
-void slot_source(const node_pointers_t<Prog>& nodes, std::string& params, std::string& offsets,
-                 std::string& loads, std::string& body) {
+void slot_parts(const node_pointers_t<Prog>& nodes, kernel_parts& parts) {
     using reg = region<Prog, R>;
     if constexpr (reg::member[S]) {
         using node = typename Prog::template node_at<S>;
         const std::string t = fn::cpp_type_name<typename node::value_type>;
-        const std::string v = tag("v", S);
-        const std::string o = tag("o", S);
         if constexpr (reg::is_leaf(S)) {
-            const std::string in = tag("in", S);
-            params += ", const " + t + "* " + in + ", const std::int64_t* " + in + "_strides";
-            offsets += "            " + o + " += c * " + in + "_strides[d];\n";
-            loads += "        std::int64_t " + o + " = 0;\n";
-            body += "        const " + t + " " + v + " = " + in + "[" + o + "];\n";
+            parts.parameters.push_back({t, S, true});
+            parts.body +=
+                "        const " + t + tag(" v", S) + tag(" = in", S) + tag("[o", S) + "];\n";
         } else {
             if constexpr (node::kind == node_kind::scalar)
-                params += ", " + t + tag(" p", S);
-            body +=
-                "        const " + t + " " + v + " = " + value_expression<Prog, S>(nodes) + ";\n";
+                parts.parameters.push_back({t, S, false});
+            parts.body += "        const " + t + tag(" v", S) + " = " +
+                          value_expression<Prog, S>(nodes) + ";\n";
         }
     }
 }
 
-/// The source of kernel k: region R, stored or reduced into slot `reduction`.
+} // namespace detail
+
+/// The parts of the kernel that evaluates region R and stores it or reduces it into slot
+/// `reduction` (Prog::size: stores).
 template <class Prog, std::size_t R>
-std::string kernel_source(std::size_t k, std::size_t reduction,
-                          const node_pointers_t<Prog>& nodes) {
+kernel_parts region_kernel_parts(std::size_t reduction, const node_pointers_t<Prog>& nodes) {
     using root_t = typename Prog::template node_at<R>::value_type;
-    std::string params = "std::int64_t numel, int rank, const std::int64_t* sizes";
-    std::string offsets, loads, body;
-    std::string acc_t = fn::cpp_type_name<root_t>;
-    std::string combine = "out[o_out] = value;";
+    kernel_parts parts;
+    parts.root = R;
+    parts.reduction = reduction;
+    parts.out_type = fn::cpp_type_name<root_t>;
+    parts.combine = "out[o_out] = value;";
     [&]<std::size_t... Q>(std::index_sequence<Q...>) {
         ((Q == reduction ? [&] {
-            if constexpr (Prog::template node_at<Q>::kind == node_kind::reduce)
-                reduction_text<Prog, root_t, Q>(acc_t, combine);
+            if constexpr (Prog::template node_at<Q>::kind == node_kind::reduce) {
+                detail::reduction_text<Prog, root_t, Q>(parts.out_type, parts.combine);
+                parts.reduces = true;
+            }
         }()
                          : void()),
          ...);
     }
     (std::make_index_sequence<Prog::size>{});
     [&]<std::size_t... S>(std::index_sequence<S...>) {
-        (slot_source<Prog, R, S>(nodes, params, offsets, loads, body), ...);
+        (detail::slot_parts<Prog, R, S>(nodes, parts), ...);
     }
     (std::make_index_sequence<Prog::size>{});
-    params += ", " + acc_t + "* out, const std::int64_t* out_strides";
+    return parts;
+}
+
+/// Calls f(kernel index, its parts) for each fused kernel of the program, in the plan's order.
+template <class Prog, std::size_t NumRoots, class F>
+void for_each_kernel_parts(const node_pointers_t<Prog>& nodes,
+                           const std::array<std::size_t, NumRoots>& roots, F&& f) {
+    const auto plan = kernel_plan<Prog, NumRoots>::kernels(roots);
+    const auto& ks = plan.first;
+    for (std::size_t k = 0; k < plan.second; ++k)
+        [&]<std::size_t... R>(std::index_sequence<R...>) {
+            ((ks[k].root == R ? (void)f(k, region_kernel_parts<Prog, R>(ks[k].reduction, nodes))
+                              : void()),
+             ...);
+        }
+    (std::make_index_sequence<Prog::size>{});
+}
+
+namespace detail {
+
+/// The C++ source of kernel k (cpp_text): one flat loop with each operand's offset from its
+/// strides.
+inline std::string cpp_kernel_source(std::size_t k, const kernel_parts& parts) {
+    std::string params = "std::int64_t numel, int rank, const std::int64_t* sizes";
+    std::string offsets, loads;
+    for (const auto& p : parts.parameters) {
+        if (p.tensor) {
+            const std::string in = tag("in", p.slot);
+            params += ", const " + p.type + "* " + in + ", const std::int64_t* " + in + "_strides";
+            offsets += "            " + tag("o", p.slot) + " += c * " + in + "_strides[d];\n";
+            loads += "        std::int64_t " + tag("o", p.slot) + " = 0;\n";
+        } else {
+            params += ", " + p.type + tag(" p", p.slot);
+        }
+    }
+    params += ", " + parts.out_type + "* out, const std::int64_t* out_strides";
     const std::string what =
-        reduction < Prog::size ? tag(" reduced into %", reduction) : std::string(" stored");
-    return tag("// kernel ", k) + tag(": %", R) + what + "\nvoid kernel_" + std::to_string(k) +
-           "(" + params + ") {\n" + "    for (std::int64_t i = 0; i < numel; ++i) {\n" + loads +
+        parts.reduces ? tag(" reduced into %", parts.reduction) : std::string(" stored");
+    return tag("// kernel ", k) + tag(": %", parts.root) + what + "\nvoid kernel_" +
+           std::to_string(k) + "(" + params + ") {\n" +
+           "    for (std::int64_t i = 0; i < numel; ++i) {\n" + loads +
            "        std::int64_t o_out = 0;\n" +
            "        for (std::int64_t d = rank - 1, r = i; d >= 0; --d) {\n" +
            "            const std::int64_t c = r % sizes[d];\n" + "            r /= sizes[d];\n" +
-           offsets + "            o_out += c * out_strides[d];\n        }\n" + body +
-           "        const " + acc_t + " value = static_cast<" + acc_t + tag(">(v", R) +
-           ");\n        " + combine + "\n    }\n}\n\n";
+           offsets + "            o_out += c * out_strides[d];\n        }\n" + parts.body +
+           "        const " + parts.out_type + " value = static_cast<" + parts.out_type +
+           tag(">(v", parts.root) + ");\n        " + parts.combine + "\n    }\n}\n\n";
 }
 
 } // namespace detail
@@ -421,17 +478,9 @@ std::string cpp_text(const node_pointers_t<Prog>& nodes,
                      const std::array<std::size_t, NumRoots>& roots) {
     std::string out = "// Generated by staticpy: the fused kernels of one graph.\n"
                       "#include <cmath>\n#include <cstdint>\n\n";
-    const auto plan = kernel_plan<Prog, NumRoots>::kernels(roots);
-    const auto& ks = plan.first;
-    const std::size_t n = plan.second;
-    for (std::size_t k = 0; k < n; ++k)
-        [&]<std::size_t... R>(std::index_sequence<R...>) {
-            ((ks[k].root == R
-                  ? (void)(out += detail::kernel_source<Prog, R>(k, ks[k].reduction, nodes))
-                  : void()),
-             ...);
-        }
-    (std::make_index_sequence<Prog::size>{});
+    for_each_kernel_parts<Prog>(nodes, roots, [&](std::size_t k, const kernel_parts& parts) {
+        out += detail::cpp_kernel_source(k, parts);
+    });
     return out;
 }
 
