@@ -1,0 +1,244 @@
+// The CUDA source staticpy generates for a graph's fused kernels (backend/cuda/codegen.hpp),
+// checked without a GPU in two ways:
+//   - NVRTC compiles it to PTX for compute capabilities 8.0 and 9.0, and ptxas accepts that PTX;
+//   - the same source, compiled for the host with the emulation layer (cuda_host_emulation.hpp)
+//     and launched over a grid with cuLaunchKernel-style arguments (backend/cuda/launch.hpp),
+//     gives the CPU backend's results: elementwise kernels (broadcast, transposed and contiguous
+//     operands, run-time scalars) and reductions (sum into a double accumulator, amax with NaN).
+// Label cuda-codegen. Without the toolkit, the NVRTC half says it is skipped and why.
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <staticpy/cuda.hpp>
+#include <staticpy/staticpy.hpp>
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace staticpy;
+using cuda::cuda_layout;
+
+namespace {
+
+fs::path scratch() {
+    const fs::path p =
+        fs::temp_directory_path() / ("staticpy_codegen_" + std::to_string(::getpid()));
+    fs::create_directories(p);
+    return p;
+}
+
+void write(const fs::path& p, const std::string& text) {
+    std::ofstream out(p, std::ios::binary);
+    out << text;
+}
+
+/// NVRTC compiles `source` for compute_80 and compute_90, and ptxas accepts each PTX.
+void check_with_nvrtc(const std::string& source) {
+    if (!cuda::detail::process_nvrtc().api) {
+        WARN("NVRTC part skipped: " << cuda::detail::process_nvrtc().unavailable);
+        return;
+    }
+    const cuda::kernel_cache no_cache{fs::path()};
+    for (const char* arch : {"80", "90"}) {
+        const std::string ptx =
+            cuda::compile_kernels(source, std::string("compute_") + arch, no_cache);
+        CHECK_THAT(ptx, Catch::Contains(std::string(".target sm_") + arch) &&
+                            Catch::Contains(".entry kernel_0"));
+        if (std::string(STATICPY_TEST_PTXAS).empty()) {
+            WARN("ptxas part skipped: no CUDA toolkit found by CMake");
+            continue;
+        }
+        const fs::path file = scratch() / (std::string("k") + arch + ".ptx");
+        write(file, ptx);
+        const std::string cmd = std::string(STATICPY_TEST_PTXAS) + " -arch=sm_" + arch + " " +
+                                file.string() + " -o /dev/null";
+        INFO(cmd);
+        CHECK(std::system(cmd.c_str()) == 0);
+    }
+}
+
+/// The generated source compiled for the host with the emulation layer, loaded with dlopen.
+class host_module {
+public:
+    explicit host_module(const std::string& source, int kernels = 1) {
+        static int serial = 0;
+        const fs::path dir = scratch();
+        const std::string stem = "m" + std::to_string(serial++);
+        std::string text = source;
+        for (int k = 0; k < kernels; ++k)
+            text += "STATICPY_EMULATE(kernel_" + std::to_string(k) + ")\n";
+        write(dir / (stem + ".cpp"), text);
+        const fs::path so = dir / (stem + ".so");
+        const std::string cmd = std::string(STATICPY_TEST_CXX) +
+                                " -std=c++17 -O1 -shared -fPIC -include " STATICPY_TESTS_DIR
+                                "/cuda-codegen/cuda_host_emulation.hpp " +
+                                (dir / (stem + ".cpp")).string() + " -o " + so.string();
+        INFO(cmd);
+        REQUIRE(std::system(cmd.c_str()) == 0);
+        handle_ = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+        REQUIRE(handle_ != nullptr);
+    }
+    ~host_module() {
+        if (handle_)
+            ::dlclose(handle_);
+    }
+    host_module(const host_module&) = delete;
+    host_module& operator=(const host_module&) = delete;
+
+    /// Runs kernel k over `grid` blocks of `block` threads.
+    void launch(int k, unsigned grid, unsigned block, cuda::detail::kernel_arguments& args) {
+        using entry = void(unsigned, unsigned, void**);
+        auto* f = reinterpret_cast<entry*>(
+            ::dlsym(handle_, ("emulate_kernel_" + std::to_string(k)).c_str()));
+        REQUIRE(f != nullptr);
+        f(grid, block, args.pointers());
+    }
+
+private:
+    void* handle_ = nullptr;
+};
+
+template <class T, class S>
+std::vector<double> values(const Tensor<T, S>& t) {
+    const auto c = t.contiguous();
+    return std::vector<double>(c.data(), c.data() + c.numel());
+}
+
+void require_close(const std::vector<double>& got, const std::vector<double>& want,
+                   double rtol = 2e-6) {
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        INFO("element " << i << ": " << got[i] << " against " << want[i]);
+        if (std::isnan(want[i]))
+            CHECK(std::isnan(got[i]));
+        else
+            CHECK(std::abs(got[i] - want[i]) <= rtol * std::abs(want[i]) + 1e-7);
+    }
+}
+
+} // namespace
+
+TEST_CASE("codegen: a broadcast elementwise kernel with a run-time scalar, strided") {
+    Generator g(7);
+    const auto x = randn(3, 5, g);
+    const auto y = randn(5, g);
+    auto f = jit([](auto a, auto b) { return sigmoid(a * b + 1.5f) - exp(b); });
+    const std::string src = cuda::to_cuda(f, {{.contiguous = false, .rank = 2}}, x, y);
+    CHECK_THAT(src, Catch::Contains("extern \"C\" __global__ void kernel_0(long long numel, "
+                                    "staticpy_dims<2> sizes, const float* in0"));
+    check_with_nvrtc(src);
+
+    host_module m(src);
+    std::vector<float> out(15, -1.0f);
+    cuda::detail::kernel_arguments a;
+    a.add<long long>(15);
+    a.add_dims(std::vector<long long>{3, 5});
+    a.add(x.data_ptr());
+    a.add_dims(std::vector<long long>{5, 1});
+    a.add(y.data_ptr());
+    a.add_dims(std::vector<long long>{0, 1}); // broadcast over rows
+    a.add(1.5f);
+    a.add(out.data());
+    a.add_dims(std::vector<long long>{5, 1});
+    m.launch(0, 2, 4, a); // 8 threads for 15 elements: the grid-stride loop's second round
+    require_close(std::vector<double>(out.begin(), out.end()), values(f(x, y)));
+}
+
+TEST_CASE("codegen: the contiguous form, and a transposed operand through its strides") {
+    Generator g(8);
+    const auto x = randn(4, 6, g);
+    const auto w = randn(6, 4, g);
+    auto f = jit([](auto a, auto b) { return tanh(a) * b + abs(a); });
+    const std::string contiguous = cuda::to_cuda(f, {{.contiguous = true}}, x, x);
+    CHECK_THAT(contiguous, Catch::Contains("const long long o0 = i;"));
+    check_with_nvrtc(contiguous);
+    {
+        host_module m(contiguous);
+        const auto y = randn(4, 6, g);
+        std::vector<float> out(24);
+        cuda::detail::kernel_arguments a;
+        a.add<long long>(24);
+        a.add(x.data_ptr());
+        a.add(y.data_ptr());
+        a.add(out.data());
+        m.launch(0, 3, 8, a);
+        require_close(std::vector<double>(out.begin(), out.end()), values(f(x, y)));
+    }
+    const auto wt = w.t(); // [4, 6], strides {1, 4}
+    const std::string strided = cuda::to_cuda(f, {{.contiguous = false, .rank = 2}}, x, wt);
+    check_with_nvrtc(strided);
+    host_module m(strided);
+    std::vector<float> out(24);
+    cuda::detail::kernel_arguments a;
+    a.add<long long>(24);
+    a.add_dims(std::vector<long long>{4, 6});
+    a.add(x.data_ptr());
+    a.add_dims(std::vector<long long>{6, 1});
+    a.add(wt.data_ptr());
+    a.add_dims(std::vector<long long>{wt.strides()[0], wt.strides()[1]});
+    a.add(out.data());
+    a.add_dims(std::vector<long long>{6, 1});
+    m.launch(0, 1, 32, a);
+    require_close(std::vector<double>(out.begin(), out.end()), values(f(x, wt)));
+}
+
+TEST_CASE("codegen: a fused sum over the last dim, each output folded by one thread") {
+    Generator g(9);
+    const auto x = randn(3, 50, g);
+    auto f = jit([](auto a) { return sum(a * a + 0.25f, 1); });
+    for (const bool contiguous : {true, false}) {
+        const cuda_layout layout = contiguous ? cuda_layout{.contiguous = true}
+                                              : cuda_layout{.rank = 1, .reduced_rank = 1};
+        const std::string src = cuda::to_cuda(f, {layout}, x);
+        CHECK_THAT(src, Catch::Contains("double acc = out[o_out];"));
+        check_with_nvrtc(src);
+        host_module m(src);
+        std::vector<double> out(3, 0.0); // the sum's identity
+        cuda::detail::kernel_arguments a;
+        a.add<long long>(3);
+        a.add<long long>(50);
+        if (!contiguous)
+            a.add_dims(std::vector<long long>{3, 50});
+        a.add(x.data_ptr());
+        if (!contiguous)
+            a.add_dims(std::vector<long long>{50, 1});
+        a.add(0.25f);
+        a.add(out.data());
+        if (!contiguous)
+            a.add_dims(std::vector<long long>{1});
+        m.launch(0, 1, 2, a);
+        require_close(out, values(f(x)), 1e-6);
+    }
+}
+
+TEST_CASE("codegen: amax over the first dim propagates NaN, kept dims first in the launch") {
+    std::vector<float> v(12);
+    for (int i = 0; i < 12; ++i)
+        v[i] = static_cast<float>((i * 7) % 5) - 2.0f;
+    v[5] = std::numeric_limits<float>::quiet_NaN();
+    const auto x = from_vector(v).reshape(3, 4); // column 1 holds the NaN
+    auto f = jit([](auto a) { return amax(a, 0); });
+    const std::string src = cuda::to_cuda(f, {{.rank = 1, .reduced_rank = 1}}, x);
+    check_with_nvrtc(src);
+    host_module m(src);
+    std::vector<float> out(4, -std::numeric_limits<float>::infinity()); // amax's identity
+    cuda::detail::kernel_arguments a;
+    a.add<long long>(4);
+    a.add<long long>(3);
+    a.add_dims(std::vector<long long>{4, 3}); // the kept dim (columns), then the reduced (rows)
+    a.add(x.data_ptr());
+    a.add_dims(std::vector<long long>{1, 4});
+    a.add(out.data());
+    a.add_dims(std::vector<long long>{1});
+    m.launch(0, 2, 2, a);
+    require_close(std::vector<double>(out.begin(), out.end()), values(f(x)));
+    CHECK(std::isnan(out[1]));
+}
