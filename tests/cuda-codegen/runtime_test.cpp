@@ -248,7 +248,7 @@ TEST_CASE("kernel cache: two processes storing the same entry leave one whole en
     CHECK(files == 1);
 }
 
-TEST_CASE("kernel cache: the folder comes from the environment; an empty one turns it off") {
+TEST_CASE("kernel cache: the folder comes from the environment, and an empty one turns it off") {
     ::setenv("STATICPY_KERNEL_CACHE_DIR", "/some/where", 1);
     CHECK(cuda::kernel_cache::default_directory() == fs::path("/some/where"));
     ::setenv("STATICPY_KERNEL_CACHE_DIR", "", 1);

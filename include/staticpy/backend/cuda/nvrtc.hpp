@@ -97,9 +97,10 @@ inline std::vector<std::string> nvrtc_candidates() {
                               {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, true);
 }
 
+/// The process's NVRTC, loaded once at the first call and kept until exit (as process_driver()).
 inline const nvrtc_state& process_nvrtc() {
-    static const nvrtc_state state = load_nvrtc(nvrtc_candidates());
-    return state;
+    static const nvrtc_state* const state = new nvrtc_state(load_nvrtc(nvrtc_candidates()));
+    return *state;
 }
 
 /// The process's NVRTC, or staticpy::RuntimeError "staticpy: CUDA is not available: <why>".
