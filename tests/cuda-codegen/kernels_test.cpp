@@ -4,7 +4,9 @@
 //   - the same source, compiled for the host with the emulation layer (cuda_host_emulation.hpp)
 //     and launched over a grid with cuLaunchKernel-style arguments (backend/cuda/launch.hpp),
 //     gives the CPU backend's results: elementwise kernels (broadcast, transposed and contiguous
-//     operands, run-time scalars) and reductions (sum into a double accumulator, amax with NaN).
+//     operands, run-time scalars) and reductions in both forms (a thread per output; a block per
+//     output with warp shuffles, split over blocks with a partials pass): sum into a double
+//     accumulator, amax with NaN, blocks with threads that hold no element.
 // Label cuda-codegen. Without the toolkit, the NVRTC half says it is skipped and why.
 #include <cmath>
 #include <cstdlib>
@@ -68,19 +70,21 @@ void check_with_nvrtc(const std::string& source) {
 /// The generated source compiled for the host with the emulation layer, loaded with dlopen.
 class host_module {
 public:
-    explicit host_module(const std::string& source, int kernels = 1) {
+    explicit host_module(const std::string& source,
+                         const std::vector<std::string>& kernels = {"kernel_0"}) {
         static int serial = 0;
         const fs::path dir = scratch();
         const std::string stem = "m" + std::to_string(serial++);
         std::string text = source;
-        for (int k = 0; k < kernels; ++k)
-            text += "STATICPY_EMULATE(kernel_" + std::to_string(k) + ")\n";
+        for (const std::string& k : kernels)
+            text += "STATICPY_EMULATE(" + k + ")\n";
         write(dir / (stem + ".cpp"), text);
         const fs::path so = dir / (stem + ".so");
-        const std::string cmd = std::string(STATICPY_TEST_CXX) +
-                                " -std=c++17 -O1 -shared -fPIC -include " STATICPY_TESTS_DIR
-                                "/cuda-codegen/cuda_host_emulation.hpp " +
-                                (dir / (stem + ".cpp")).string() + " -o " + so.string();
+        const std::string cmd =
+            std::string(STATICPY_TEST_CXX) +
+            " -std=c++20 -O1 -pthread -shared -fPIC -include " STATICPY_TESTS_DIR
+            "/cuda-codegen/cuda_host_emulation.hpp " +
+            (dir / (stem + ".cpp")).string() + " -o " + so.string();
         INFO(cmd);
         REQUIRE(std::system(cmd.c_str()) == 0);
         handle_ = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -93,13 +97,16 @@ public:
     host_module(const host_module&) = delete;
     host_module& operator=(const host_module&) = delete;
 
-    /// Runs kernel k over `grid` blocks of `block` threads.
-    void launch(int k, unsigned grid, unsigned block, cuda::detail::kernel_arguments& args) {
-        using entry = void(unsigned, unsigned, void**);
-        auto* f = reinterpret_cast<entry*>(
-            ::dlsym(handle_, ("emulate_kernel_" + std::to_string(k)).c_str()));
+    /// Runs kernel `name` over grid_x * grid_y blocks of `block` threads.
+    void launch(const std::string& name, unsigned grid_x, unsigned grid_y, unsigned block,
+                cuda::detail::kernel_arguments& args) {
+        using entry = void(unsigned, unsigned, unsigned, void**);
+        auto* f = reinterpret_cast<entry*>(::dlsym(handle_, ("emulate_" + name).c_str()));
         REQUIRE(f != nullptr);
-        f(grid, block, args.pointers());
+        f(grid_x, grid_y, block, args.pointers());
+    }
+    void launch(int k, unsigned grid, unsigned block, cuda::detail::kernel_arguments& args) {
+        launch("kernel_" + std::to_string(k), grid, 1, block, args);
     }
 
 private:
@@ -240,5 +247,95 @@ TEST_CASE("codegen: amax over the first dim propagates NaN, kept dims first in t
     a.add_dims(std::vector<long long>{1});
     m.launch(0, 2, 2, a);
     require_close(std::vector<double>(out.begin(), out.end()), values(f(x)));
+    CHECK(std::isnan(out[1]));
+}
+
+namespace {
+
+/// The arguments of a block-form reduction kernel over a contiguous [outputs, reduced] operand
+/// with one run-time scalar.
+template <class T, class A>
+cuda::detail::kernel_arguments contiguous_reduction_args(long long outputs, long long reduced,
+                                                         const T* in, float scalar, A* out,
+                                                         A* partials) {
+    cuda::detail::kernel_arguments a;
+    a.add(outputs);
+    a.add(reduced);
+    a.add(in);
+    a.add(scalar);
+    a.add(out);
+    a.add(partials);
+    return a;
+}
+
+} // namespace
+
+TEST_CASE("codegen: a block per output, warps combined by shuffles and shared memory") {
+    Generator g(10);
+    auto f = jit([](auto a) { return sum(a * a + 0.25f, 1); });
+    // 1000 elements an output over 64 threads (two warps); 10 an output: most threads hold none.
+    for (const long long reduced : {1000LL, 10LL}) {
+        const auto x = randn(3, reduced, g);
+        const std::string src = cuda::to_cuda(f, {{.contiguous = true, .block_reduce = true}}, x);
+        CHECK_THAT(src, Catch::Contains("staticpy_shfl_down(acc, offset)") &&
+                            Catch::Contains("kernel_0_partials"));
+        check_with_nvrtc(src);
+        host_module m(src, {"kernel_0"});
+        std::vector<double> out(3, 0.0);
+        auto a = contiguous_reduction_args(3, reduced, x.data_ptr(), 0.25f, out.data(),
+                                           static_cast<double*>(nullptr));
+        m.launch("kernel_0", 2, 1, 64, a); // two blocks for three outputs: a second round
+        require_close(out, values(f(x)), 1e-6);
+    }
+}
+
+TEST_CASE("codegen: a full reduction split over blocks, then its partials folded") {
+    Generator g(11);
+    const auto w = randn(4, 300, g);
+    const auto x = w.t(); // [300, 4], strides {1, 300}
+    auto f = jit([](auto a) { return sum(a * a + 0.25f); });
+    // Every dim reduced: the kept space is one element (rank 1, size 1), then the two reduced dims.
+    const cuda_layout layout{.rank = 1, .reduced_rank = 2, .block_reduce = true};
+    const std::string src = cuda::to_cuda(f, {layout}, x);
+    check_with_nvrtc(src);
+    host_module m(src, {"kernel_0", "kernel_0_partials"});
+    std::vector<double> out(1, 0.0), partials(3, 0.0); // both start at the sum's identity
+    cuda::detail::kernel_arguments a;
+    a.add<long long>(1);
+    a.add<long long>(1200);
+    a.add_dims(std::vector<long long>{1, 300, 4});
+    a.add(x.data_ptr());
+    a.add_dims(std::vector<long long>{0, x.strides()[0], x.strides()[1]});
+    a.add(0.25f);
+    a.add(out.data());
+    a.add_dims(std::vector<long long>{0});
+    a.add(partials.data());
+    m.launch("kernel_0", 1, 3, 64, a); // the 1200 elements split over three blocks
+    CHECK(out[0] == 0.0);              // only the partials are written
+    cuda::detail::kernel_arguments b;
+    b.add<long long>(1);
+    b.add<long long>(3);
+    b.add(static_cast<const double*>(partials.data()));
+    b.add(out.data());
+    m.launch("kernel_0_partials", 1, 1, 32, b);
+    require_close(out, values(f(x)), 1e-6);
+}
+
+TEST_CASE("codegen: amax in the block form propagates NaN from any thread") {
+    std::vector<float> v(200);
+    for (int i = 0; i < 200; ++i)
+        v[i] = static_cast<float>((i * 37) % 101) - 50.0f;
+    v[100 + 77] = std::numeric_limits<float>::quiet_NaN(); // row 1, a thread of the second warp
+    const auto x = from_vector(v).reshape(2, 100);
+    auto f = jit([](auto a) { return amax(a * 2.0f, 1); });
+    const std::string src = cuda::to_cuda(f, {{.contiguous = true, .block_reduce = true}}, x);
+    check_with_nvrtc(src);
+    host_module m(src, {"kernel_0"});
+    std::vector<float> out(2, -std::numeric_limits<float>::infinity());
+    auto a = contiguous_reduction_args(2, 100, x.data_ptr(), 2.0f, out.data(),
+                                       static_cast<float*>(nullptr));
+    m.launch("kernel_0", 1, 1, 64, a);
+    require_close(std::vector<double>(out.begin(), out.end()), values(f(x)));
+    CHECK(out[0] == 100.0f);
     CHECK(std::isnan(out[1]));
 }

@@ -7,10 +7,15 @@
 // The source is specialised for the layout of the kernel's operands at run time (cuda_layout):
 //   contiguous   every operand and the output walk the iteration space in order: offset = i;
 //   strided      rank R baked in, sizes and each operand's strides passed by value (dims<R>).
-// A store kernel is a grid-stride loop, one element a step. A reduction kernel gives each output
-// element to one thread, which folds the reduced dims in order: the same order as the CPU's
-// scalar fold, and deterministic (PyTorch's CUDA reductions are too). Block- and warp-level
-// reductions are the next step (docs/cuda.md).
+// A store kernel is a grid-stride loop, one element a step. A reduction kernel has two forms:
+//   a thread per output   folds the reduced elements in order (the CPU's order): for many
+//                         outputs of few elements each;
+//   a block per output    each thread folds a strided share (coalesced where the reduced dim is
+//                         the contiguous one), then warp shuffles and shared memory combine the
+//                         threads' partials in a fixed tree; the reduced elements may be split
+//                         over gridDim.y blocks, whose partials kernel_<k>_partials folds: for few
+//                         outputs of many elements (a full sum of 1e8 floats).
+// Both are deterministic: the same result on every run, as PyTorch's CUDA reductions.
 //
 //   std::string src = staticpy::cuda::detail::cuda_source<Prog>(nodes, roots, layouts);
 
@@ -28,6 +33,7 @@ struct cuda_layout {
     bool contiguous = false; // every operand's offset is the flat index (same shape, no broadcast)
     int rank = 1;            // strided: the iteration space's rank (a store), or its kept dims
     int reduced_rank = 0;    // a reduction: how many dims after the kept ones it folds
+    bool block_reduce = false; // a reduction: a block per output (warp shuffles), else a thread
     friend bool operator==(const cuda_layout&, const cuda_layout&) = default;
 };
 
@@ -50,6 +56,17 @@ using ::log; using ::log1p; using ::nearbyint; using ::pow; using ::sin; using :
 #include <cmath>
 #include <cstdint>
 #endif
+// A warp shuffle of any accumulator type (CUDA's has no bool or byte overloads).
+template <class T>
+__device__ inline T staticpy_shfl_down(T v, int offset) {
+    return __shfl_down_sync(0xffffffffu, v, offset);
+}
+__device__ inline bool staticpy_shfl_down(bool v, int offset) {
+    return __shfl_down_sync(0xffffffffu, (int)v, offset) != 0;
+}
+__device__ inline unsigned char staticpy_shfl_down(unsigned char v, int offset) {
+    return (unsigned char)__shfl_down_sync(0xffffffffu, (int)v, offset);
+}
 // A fixed number of sizes or strides, passed to a kernel by value.
 template <int R>
 struct staticpy_dims {
@@ -75,43 +92,77 @@ inline std::string offset_updates(const graph::kernel_parts& parts, bool with_ou
     return s;
 }
 
+/// `text` with every occurrence of `from` replaced by `to`.
+inline std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+    for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
+        text.replace(at, from.size(), to);
+    return text;
+}
+
+/// `lines` (each ending in a newline) indented by `by` more.
+inline std::string indent(const std::string& lines, const std::string& by) {
+    std::string s;
+    for (std::size_t at = 0; at < lines.size();) {
+        const std::size_t nl = lines.find('\n', at);
+        s += by + lines.substr(at, nl - at + 1);
+        at = nl + 1;
+    }
+    return s;
+}
+
 /// The source of one kernel, named `name`, for `layout`.
 inline std::string cuda_kernel_source(const std::string& name, const graph::kernel_parts& parts,
                                       const cuda_layout& layout) {
     const bool strided = !layout.contiguous;
+    const bool block = parts.reduces && layout.block_reduce;
     const int rank = layout.rank < 1 ? 1 : layout.rank;
     const int all_rank = rank + layout.reduced_rank;
+    const std::string& acc_t = parts.out_type;
     std::string params = "long long numel";
     if (parts.reduces)
         params += ", long long reduced_numel";
     if (strided)
         params += ", " + dims_type(all_rank) + " sizes";
-    std::string zero_offsets, contiguous_offsets;
+    std::string zero_offsets, contiguous_offsets, base_offsets, restore_offsets;
     for (const auto& p : parts.parameters) {
         if (p.tensor) {
-            const std::string in = graph::tag("in", p.slot);
+            const std::string in = graph::tag("in", p.slot), o = graph::tag("o", p.slot);
             params += ", const " + p.type + "* " + in;
             if (strided)
                 params += ", " + dims_type(all_rank) + " " + in + "_strides";
-            zero_offsets += "        long long " + graph::tag("o", p.slot) + " = 0;\n";
-            contiguous_offsets += "        const long long " + graph::tag("o", p.slot) + " = " +
+            zero_offsets += "        long long " + o + " = 0;\n";
+            contiguous_offsets += "        const long long " + o + " = " +
                                   (parts.reduces ? "i * reduced_numel + j" : "i") + ";\n";
+            base_offsets +=
+                "        const long long " + graph::tag("base", p.slot) + " = " + o + ";\n";
+            restore_offsets += "            " + o + graph::tag(" = base", p.slot) + ";\n";
         } else {
             params += ", " + p.type + graph::tag(" p", p.slot);
         }
     }
-    params += ", " + parts.out_type + "* out";
+    params += ", " + acc_t + "* out";
     if (strided)
         params += ", " + dims_type(rank) + " out_strides";
+    if (block)
+        params += ", " + acc_t + "* partials";
 
-    // The grid-stride loop over the stored (or kept) elements, and each one's offsets.
+    // The loop over the stored (or kept) elements: a grid-stride loop of threads, or of blocks
+    // where a block reduces each output; then each one's offsets.
     std::string s =
         graph::tag("// %", parts.root) +
         (parts.reduces ? graph::tag(" reduced into %", parts.reduction) : std::string(" stored")) +
+        (block           ? ", a block per output"
+         : parts.reduces ? ", a thread per output"
+                         : "") +
         (strided ? ", strided, rank " + std::to_string(all_rank) : ", contiguous") +
-        "\nextern \"C\" __global__ void " + name + "(" + params + ") {\n" +
-        "    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; "
-        "i < numel;\n         i += (long long)gridDim.x * blockDim.x) {\n";
+        "\nextern \"C\" __global__ void " + name + "(" + params + ") {\n";
+    if (block)
+        s += "    __shared__ " + acc_t + " warp_acc[32];\n    __shared__ int warp_has[32];\n" +
+             "    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n" +
+             "    for (long long i = blockIdx.x; i < numel; i += gridDim.x) {\n";
+    else
+        s += "    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; "
+             "i < numel;\n         i += (long long)gridDim.x * blockDim.x) {\n";
     if (strided) {
         s += zero_offsets + "        long long o_out = 0;\n        long long r = i;\n";
         s += "#pragma unroll\n        for (int d = " + std::to_string(rank - 1) +
@@ -123,46 +174,75 @@ inline std::string cuda_kernel_source(const std::string& name, const graph::kern
             s += contiguous_offsets;
         s += "        const long long o_out = i;\n";
     }
-    const std::string value_line = "        const " + parts.out_type + " value = static_cast<" +
-                                   parts.out_type + graph::tag(">(v", parts.root) + ");\n";
-    if (!parts.reduces) {
-        s += parts.body + value_line + "        " + parts.combine + "\n    }\n}\n\n";
-        return s;
-    }
-    // A reduction: this thread folds reduced_numel elements into its output element, in order,
-    // in a register that starts from what out holds (the reduction's identity, or a partial
-    // result); the combine statement is the reduction's own (cpp_combine), on that register.
-    std::string combine = parts.combine;
-    for (std::size_t at; (at = combine.find("out[o_out]")) != std::string::npos;)
-        combine.replace(at, 10, "acc");
-    s += "        " + parts.out_type + " acc = out[o_out];\n";
-    if (strided) // the reduced dims' offsets come on top of the kept dims' (base<slot>)
-        for (const auto& p : parts.parameters)
-            if (p.tensor)
-                s += "        const long long " + graph::tag("base", p.slot) +
-                     graph::tag(" = o", p.slot) + ";\n";
-    s += "        for (long long j = 0; j < reduced_numel; ++j) {\n";
-    if (!strided)
-        s += "    " + contiguous_offsets;
-    if (strided) {
-        for (const auto& p : parts.parameters)
-            if (p.tensor)
-                s += "            " + graph::tag("o", p.slot) + graph::tag(" = base", p.slot) +
-                     ";\n";
-        s += "            long long r = j;\n#pragma unroll\n            for (int d = " +
-             std::to_string(all_rank - 1) + "; d >= " + std::to_string(rank) + "; --d) {\n" +
+    const std::string value_line = "        const " + acc_t + " value = static_cast<" + acc_t +
+                                   graph::tag(">(v", parts.root) + ");\n";
+    if (!parts.reduces)
+        return s + parts.body + value_line + "        " + parts.combine + "\n    }\n}\n\n";
+
+    // A reduction. The combine statement is the reduction's own (cpp_combine), applied to a
+    // register: `acc` takes in `value`.
+    const std::string fold = replace_all(parts.combine, "out[o_out]", "acc");
+    if (block) // a partial result per thread, empty until its first element
+        s += "        " + acc_t + " acc = " + acc_t + "();\n        bool has = false;\n";
+    else // this thread's output, from what out holds (the identity, or a partial result)
+        s += "        " + acc_t + " acc = out[o_out];\n";
+    if (strided)
+        s += base_offsets;
+    s += block ? "        for (long long j = blockIdx.y * (long long)blockDim.x + threadIdx.x; j < "
+                 "reduced_numel;\n             j += (long long)gridDim.y * blockDim.x) {\n"
+               : "        for (long long j = 0; j < reduced_numel; ++j) {\n";
+    if (strided)
+        s += restore_offsets + "            long long r = j;\n#pragma unroll\n" +
+             "            for (int d = " + std::to_string(all_rank - 1) +
+             "; d >= " + std::to_string(rank) + "; --d) {\n" +
              "                const long long c = r % sizes.v[d];\n" +
              "                r /= sizes.v[d];\n" +
              offset_updates(parts, false, "                ") + "            }\n";
-    }
-    // The body's statements, one level deeper.
-    for (std::size_t at = 0; at < parts.body.size();) {
-        const std::size_t nl = parts.body.find('\n', at);
-        s += "    " + parts.body.substr(at, nl - at + 1);
-        at = nl + 1;
-    }
-    s += "    " + value_line + "            " + combine +
-         "\n        }\n        out[o_out] = acc;\n    }\n}\n\n";
+    else
+        s += indent(contiguous_offsets, "    ");
+    s += indent(parts.body + value_line, "    ");
+    const std::string take =
+        "if (has) {\n    " + fold + "\n} else {\n    acc = value;\n    has = true;\n}\n";
+    if (!block)
+        return s + "            " + fold + "\n        }\n        out[o_out] = acc;\n    }\n}\n\n";
+    // The block's partials: each warp's by shuffles, then the warps' through shared memory, in
+    // a fixed tree (the same result on every run).
+    const std::string warp_reduce =
+        "for (int offset = 16; offset > 0; offset /= 2) {\n    const " + acc_t +
+        " value = staticpy_shfl_down(acc, offset);\n" +
+        "    const bool value_has = staticpy_shfl_down(has, offset);\n" + "    if (value_has) {\n" +
+        indent(take, "        ") + "    }\n}\n";
+    s += indent(take, "            ") + "        }\n";
+    s += indent(warp_reduce, "        ");
+    s += "        if (lane == 0) {\n            warp_acc[warp] = acc;\n"
+         "            warp_has[warp] = has;\n        }\n        __syncthreads();\n";
+    s += "        if (warp == 0) {\n            has = lane < (int)((blockDim.x + 31) >> 5) && "
+         "warp_has[lane] != 0;\n            acc = has ? warp_acc[lane] : " +
+         acc_t + "();\n" + indent(warp_reduce, "            ");
+    s += "            if (lane == 0 && has) {\n"
+         "                if (gridDim.y == 1) {\n"
+         "                    const " +
+         acc_t +
+         " value = acc;\n"
+         "                    " +
+         parts.combine +
+         "\n"
+         "                } else {\n"
+         "                    partials[i * gridDim.y + blockIdx.y] = acc;\n"
+         "                }\n            }\n        }\n"
+         "        __syncthreads(); // warp_acc is read before the next output writes it\n"
+         "    }\n}\n\n";
+    // Where the reduced elements were split over gridDim.y blocks, each wrote its partial (the
+    // launcher fills partials with the identity first); this kernel folds them into out.
+    graph::kernel_parts partial_parts;
+    partial_parts.parameters.push_back({acc_t, 0, true});
+    partial_parts.body = "        const " + acc_t + " v0 = in0[o0];\n";
+    partial_parts.root = 0;
+    partial_parts.reduction = parts.reduction;
+    partial_parts.out_type = acc_t;
+    partial_parts.combine = parts.combine;
+    partial_parts.reduces = true;
+    s += cuda_kernel_source(name + "_partials", partial_parts, cuda_layout{.contiguous = true});
     return s;
 }
 
