@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "staticpy/backend/cuda/allocator.hpp"
 #include "staticpy/backend/cuda/codegen.hpp"
 #include "staticpy/backend/cuda/compile.hpp"
 #include "staticpy/backend/cuda/driver.hpp"

@@ -339,3 +339,37 @@ TEST_CASE("codegen: amax in the block form propagates NaN from any thread") {
     CHECK(out[0] == 100.0f);
     CHECK(std::isnan(out[1]));
 }
+
+TEST_CASE("codegen: the softmax row kernels over the last dim and over the first, with NaN") {
+    const std::string src = cuda::softmax_kernels_source();
+    if (cuda::detail::process_nvrtc().api) {
+        const cuda::kernel_cache no_cache{fs::path()};
+        for (const char* arch : {"compute_80", "compute_90"})
+            CHECK_THAT(cuda::compile_kernels(src, arch, no_cache),
+                       Catch::Contains(".entry softmax_rows_float") &&
+                           Catch::Contains(".entry softmax_rows_double"));
+    }
+    host_module m(src, {"softmax_rows_float"});
+    Generator g(12);
+    auto x = randn(5, 37, g) * 4.0f;
+    x.data_ptr()[2 * 37 + 11] = std::numeric_limits<float>::quiet_NaN(); // row 2, column 11
+    for (const int log_form : {0, 1}) {
+        // dim -1: 5 rows of 37; dim 0: 37 rows of 5, each 37 apart
+        for (const int dim : {1, 0}) {
+            INFO("log_form " << log_form << ", dim " << dim);
+            const long long rows = dim == 1 ? 5 : 37, cols = dim == 1 ? 37 : 5;
+            const long long inner = dim == 1 ? 1 : 37;
+            std::vector<float> out(185, -7.0f);
+            cuda::detail::kernel_arguments a;
+            a.add(rows);
+            a.add(cols);
+            a.add(inner);
+            a.add(static_cast<const float*>(x.data_ptr()));
+            a.add(out.data());
+            a.add(log_form);
+            m.launch("softmax_rows_float", 2, 1, 64, a);
+            const auto want = log_form ? values(log_softmax(x, dim)) : values(softmax(x, dim));
+            require_close(std::vector<double>(out.begin(), out.end()), want, 2e-6);
+        }
+    }
+}

@@ -67,6 +67,14 @@ __device__ inline bool staticpy_shfl_down(bool v, int offset) {
 __device__ inline unsigned char staticpy_shfl_down(unsigned char v, int offset) {
     return (unsigned char)__shfl_down_sync(0xffffffffu, (int)v, offset);
 }
+// +infinity of T (no <limits> under NVRTC).
+#ifdef __CUDACC_RTC__
+__device__ inline float staticpy_infinity(float) { return __int_as_float(0x7f800000); }
+__device__ inline double staticpy_infinity(double) { return __longlong_as_double(0x7ff0000000000000LL); }
+#else
+inline float staticpy_infinity(float) { return __builtin_inff(); }
+inline double staticpy_infinity(double) { return __builtin_inf(); }
+#endif
 // A fixed number of sizes or strides, passed to a kernel by value.
 template <int R>
 struct staticpy_dims {
@@ -246,7 +254,86 @@ inline std::string cuda_kernel_source(const std::string& name, const graph::kern
     return s;
 }
 
+/// The row softmax kernels (softmax and log_softmax over one dim; PyTorch's softmax(x, dim)),
+/// for float and double: a block per row, three passes over it as the CPU's row kernel
+/// (kernels/softmax.hpp): the max (NaN wins, as torch.maximum), the sum of exp(x - max) in double,
+/// then the scale or the shift, each combined across the block by warp shuffles and shared
+/// memory. Row r of a contiguous tensor reduced over a dim of `cols` elements with `inner`
+/// elements after it starts at (r / inner) * cols * inner + r % inner, its elements `inner` apart.
+///   softmax_rows_float(rows, cols, inner, x, y, log_form)
+inline constexpr const char* softmax_source = R"(
+template <class T, class Combine>
+__device__ T staticpy_block_reduce(T v, Combine combine, T* shared32) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int offset = 16; offset > 0; offset /= 2)
+        v = combine(v, staticpy_shfl_down(v, offset));
+    if (lane == 0)
+        shared32[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        const int warps = (int)((blockDim.x + 31) >> 5);
+        // lanes past the last warp repeat warp 0's value: harmless for max, and the sum's
+        // caller passes its identity instead
+        v = shared32[lane < warps ? lane : 0];
+        for (int offset = 16; offset > 0; offset /= 2) {
+            const T other = staticpy_shfl_down(v, offset);
+            if (lane + offset < warps)
+                v = combine(v, other);
+        }
+        if (lane == 0)
+            shared32[0] = v;
+    }
+    __syncthreads();
+    const T all = shared32[0];
+    __syncthreads(); // shared32 is read by every thread before it is written again
+    return all;
+}
+
+template <class T>
+__device__ void staticpy_softmax_rows(long long rows, long long cols, long long inner,
+                                      const T* x, T* y, int log_form, T* max32, double* sum32) {
+    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+        const long long base = (r / inner) * cols * inner + r % inner;
+        T m = -staticpy_infinity(T());
+        for (long long k = threadIdx.x; k < cols; k += blockDim.x) {
+            const T v = x[base + k * inner];
+            m = (v > m || v != v) ? v : m;
+        }
+        m = staticpy_block_reduce(m, [](T a, T b) { return (b > a || b != b) ? b : a; }, max32);
+        double total = 0;
+        for (long long k = threadIdx.x; k < cols; k += blockDim.x)
+            total += (double)std::exp(x[base + k * inner] - m);
+        total = staticpy_block_reduce(total, [](double a, double b) { return a + b; }, sum32);
+        const T log_total = (T)std::log(total);
+        for (long long k = threadIdx.x; k < cols; k += blockDim.x) {
+            const T v = x[base + k * inner];
+            y[base + k * inner] = log_form ? (v - m) - log_total : (T)(std::exp(v - m) / (T)total);
+        }
+    }
+}
+
+extern "C" __global__ void softmax_rows_float(long long rows, long long cols, long long inner,
+                                              const float* x, float* y, int log_form) {
+    __shared__ float max32[32];
+    __shared__ double sum32[32];
+    staticpy_softmax_rows(rows, cols, inner, x, y, log_form, max32, sum32);
+}
+
+extern "C" __global__ void softmax_rows_double(long long rows, long long cols, long long inner,
+                                               const double* x, double* y, int log_form) {
+    __shared__ double max32[32];
+    __shared__ double sum32[32];
+    staticpy_softmax_rows(rows, cols, inner, x, y, log_form, max32, sum32);
+}
+)";
+
 } // namespace detail
+
+/// The source of the row softmax kernels softmax_rows_float and softmax_rows_double (see
+/// detail::softmax_source), launched with a multiple of 32 threads a block.
+inline std::string softmax_kernels_source() {
+    return std::string(detail::cuda_prelude) + detail::softmax_source;
+}
 
 /// The CUDA source of a program's fused kernels (one translation unit, kernels named kernel_<k>
 /// as to_cpp names them), each specialised for its layout in `layouts` (indexed by kernel).
