@@ -8,6 +8,7 @@
 //     output with warp shuffles, split over blocks with a partials pass): sum into a double
 //     accumulator, amax with NaN, blocks with threads that hold no element.
 // Label cuda-codegen. Without the toolkit, the NVRTC half says it is skipped and why.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -372,4 +373,31 @@ TEST_CASE("codegen: the softmax row kernels over the last dim and over the first
             require_close(std::vector<double>(out.begin(), out.end()), want, 2e-6);
         }
     }
+}
+
+TEST_CASE("codegen: contiguous operands read and written four floats an access, then the tail") {
+    Generator g(13);
+    const auto x = randn(5, 7, g); // 35 elements: 8 packs of 4, then 3 alone
+    const auto y = randn(5, 7, g);
+    auto f = jit([](auto a, auto b) { return a * sigmoid(b) + 2.0f; });
+    const std::string src = cuda::to_cuda(f, {{.contiguous = true, .vector_width = 4}}, x, y);
+    CHECK_THAT(src, Catch::Contains("staticpy_pack<float, 4> pack0"));
+    if (cuda::detail::process_nvrtc().api) {
+        // The packs are single 128-bit accesses in the PTX.
+        const std::string ptx =
+            cuda::compile_kernels(src, "compute_90", cuda::kernel_cache{fs::path()});
+        CHECK_THAT(ptx, Catch::Contains("ld.global.v4.f32") && Catch::Contains("st.global.v4.f32"));
+    }
+    check_with_nvrtc(src);
+    host_module m(src);
+    alignas(16) float out[35];
+    std::fill(out, out + 35, -1.0f);
+    cuda::detail::kernel_arguments a;
+    a.add<long long>(35);
+    a.add(x.data_ptr());
+    a.add(y.data_ptr());
+    a.add(2.0f);
+    a.add(+out);
+    m.launch(0, 2, 3, a); // 6 threads: two rounds of packs, then the tail
+    require_close(std::vector<double>(out, out + 35), values(f(x, y)));
 }

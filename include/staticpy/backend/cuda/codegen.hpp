@@ -6,7 +6,9 @@
 //
 // The source is specialised for the layout of the kernel's operands at run time (cuda_layout):
 //   contiguous   every operand and the output walk the iteration space in order: offset = i;
-//   strided      rank R baked in, sizes and each operand's strides passed by value (dims<R>).
+//   strided      rank R baked in, sizes and each operand's strides passed by value (dims<R>);
+//   packed       contiguous, and a store reads and writes `vector_width` elements an access
+//                (128-bit loads and stores for floats at width 4), the last numel % width alone.
 // A store kernel is a grid-stride loop, one element a step. A reduction kernel has two forms:
 //   a thread per output   folds the reduced elements in order (the CPU's order): for many
 //                         outputs of few elements each;
@@ -34,6 +36,9 @@ struct cuda_layout {
     int rank = 1;            // strided: the iteration space's rank (a store), or its kept dims
     int reduced_rank = 0;    // a reduction: how many dims after the kept ones it folds
     bool block_reduce = false; // a reduction: a block per output (warp shuffles), else a thread
+    int vector_width =
+        1; // a contiguous store: elements a thread loads and stores as one access
+           // (every pointer aligned to width * sizeof(element): the launcher's check)
     friend bool operator==(const cuda_layout&, const cuda_layout&) = default;
 };
 
@@ -75,6 +80,11 @@ __device__ inline double staticpy_infinity(double) { return __longlong_as_double
 inline float staticpy_infinity(float) { return __builtin_inff(); }
 inline double staticpy_infinity(double) { return __builtin_inf(); }
 #endif
+// N elements read or written as one access.
+template <class T, int N>
+struct alignas(sizeof(T) * N) staticpy_pack {
+    T v[N];
+};
 // A fixed number of sizes or strides, passed to a kernel by value.
 template <int R>
 struct staticpy_dims {
@@ -126,6 +136,10 @@ inline std::string cuda_kernel_source(const std::string& name, const graph::kern
     const int rank = layout.rank < 1 ? 1 : layout.rank;
     const int all_rank = rank + layout.reduced_rank;
     const std::string& acc_t = parts.out_type;
+    const int width = layout.vector_width;
+    const bool packed = layout.contiguous && !parts.reduces && width > 1;
+    const std::string value_line = "        const " + acc_t + " value = static_cast<" + acc_t +
+                                   graph::tag(">(v", parts.root) + ");\n";
     std::string params = "long long numel";
     if (parts.reduces)
         params += ", long long reduced_numel";
@@ -163,8 +177,35 @@ inline std::string cuda_kernel_source(const std::string& name, const graph::kern
          : parts.reduces ? ", a thread per output"
                          : "") +
         (strided ? ", strided, rank " + std::to_string(all_rank) : ", contiguous") +
+        (packed ? ", " + std::to_string(width) + " elements an access" : "") +
         "\nextern \"C\" __global__ void " + name + "(" + params + ") {\n";
-    if (block)
+    if (packed) {
+        // Whole packs first: each tensor operand read, and the output written, as one access of
+        // `width` elements (ld.global.v4.f32 for floats); then the last numel % width elements
+        // by the plain loop below.
+        const std::string w = std::to_string(width);
+        std::string body = parts.body;
+        s += "    const long long packs = numel / " + w + ";\n" +
+             "    for (long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x; q < packs;\n"
+             "         q += (long long)gridDim.x * blockDim.x) {\n";
+        for (const auto& p : parts.parameters)
+            if (p.tensor) {
+                const std::string pack = "staticpy_pack<" + p.type + ", " + w + ">";
+                s += "        const " + pack + graph::tag(" pack", p.slot) +
+                     " = reinterpret_cast<const " + pack + "*>(" + graph::tag("in", p.slot) +
+                     ")[q];\n";
+                body = replace_all(body, graph::tag("in", p.slot) + graph::tag("[o", p.slot) + "]",
+                                   graph::tag("pack", p.slot) + ".v[e]");
+            }
+        const std::string out_pack = "staticpy_pack<" + acc_t + ", " + w + ">";
+        s += "        " + out_pack + " pack_out;\n#pragma unroll\n        for (int e = 0; e < " +
+             w + "; ++e) {\n" + indent(body + value_line, "    ") + "            " +
+             replace_all(parts.combine, "out[o_out]", "pack_out.v[e]") + "\n        }\n" +
+             "        reinterpret_cast<" + out_pack + "*>(out)[q] = pack_out;\n    }\n" +
+             "    for (long long i = packs * " + w +
+             " + blockIdx.x * (long long)blockDim.x + threadIdx.x; i < numel;\n"
+             "         i += (long long)gridDim.x * blockDim.x) {\n";
+    } else if (block)
         s += "    __shared__ " + acc_t + " warp_acc[32];\n    __shared__ int warp_has[32];\n" +
              "    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n" +
              "    for (long long i = blockIdx.x; i < numel; i += gridDim.x) {\n";
@@ -182,8 +223,6 @@ inline std::string cuda_kernel_source(const std::string& name, const graph::kern
             s += contiguous_offsets;
         s += "        const long long o_out = i;\n";
     }
-    const std::string value_line = "        const " + acc_t + " value = static_cast<" + acc_t +
-                                   graph::tag(">(v", parts.root) + ");\n";
     if (!parts.reduces)
         return s + parts.body + value_line + "        " + parts.combine + "\n    }\n}\n\n";
 
