@@ -164,6 +164,7 @@ private:
 inline memory_backend driver_memory() {
     return memory_backend{
         [](std::size_t bytes) -> std::uintptr_t {
+            make_current(0);
             CUdeviceptr p = 0;
             const CUresult r = driver().cuMemAlloc_v2(&p, bytes);
             if (r == 2) // CUDA_ERROR_OUT_OF_MEMORY

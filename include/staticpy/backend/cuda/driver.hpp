@@ -15,6 +15,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,17 +23,25 @@
 #include "staticpy/backend/cuda/library.hpp"
 #include "staticpy/core/error.hpp"
 
+// The driver API's opaque handle types, declared where cuda.h declares them (the global
+// namespace), so that a program that also includes cuda.h sees the same types.
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUstream_st;
+struct CUevent_st;
+
 namespace staticpy::cuda::detail {
 
 // The driver API's types (cuda.h's names), as the ABI has them on 64-bit Linux.
 using CUresult = int;
 using CUdevice = int;
 using CUdeviceptr = unsigned long long;
-using CUcontext = struct CUctx_st*;
-using CUmodule = struct CUmod_st*;
-using CUfunction = struct CUfunc_st*;
-using CUstream = struct CUstream_st*;
-using CUevent = struct CUevent_st*;
+using CUcontext = ::CUctx_st*;
+using CUmodule = ::CUmod_st*;
+using CUfunction = ::CUfunc_st*;
+using CUstream = ::CUstream_st*;
+using CUevent = ::CUevent_st*;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
@@ -251,6 +260,38 @@ inline void check(CUresult r, const char* call) {
                            " failed: " + result_words(process_driver().api.get(), r));
 }
 
+/// Device `ordinal`'s handle; RuntimeError "staticpy: CUDA error: invalid device ordinal" (as
+/// PyTorch's) where there is no such device.
+inline CUdevice device_handle(int ordinal) {
+    const driver_api& api = driver();
+    const int count = process_driver().device_count;
+    if (ordinal < 0 || ordinal >= count)
+        throw RuntimeError("staticpy: CUDA error: invalid device ordinal " +
+                           std::to_string(ordinal) + " (" + std::to_string(count) +
+                           (count == 1 ? " device)" : " devices)"));
+    CUdevice d = 0;
+    check(api.cuDeviceGet(&d, ordinal), "cuDeviceGet");
+    return d;
+}
+
+/// Makes device `ordinal`'s primary context (the one the CUDA runtime and PyTorch use, retained
+/// once per process) current on the calling thread.
+inline void make_current(int ordinal) {
+    static std::mutex mutex;
+    static std::vector<CUcontext> contexts;
+    const CUdevice d = device_handle(ordinal);
+    CUcontext ctx = nullptr;
+    {
+        std::lock_guard lock(mutex);
+        contexts.resize(static_cast<std::size_t>(process_driver().device_count), nullptr);
+        CUcontext& slot = contexts[static_cast<std::size_t>(ordinal)];
+        if (!slot)
+            check(driver().cuDevicePrimaryCtxRetain(&slot, d), "cuDevicePrimaryCtxRetain");
+        ctx = slot;
+    }
+    check(driver().cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+}
+
 } // namespace staticpy::cuda::detail
 
 namespace staticpy::cuda {
@@ -280,6 +321,33 @@ inline int device_count() noexcept {
 ///   if (!staticpy::cuda::is_available()) std::puts(staticpy::cuda::unavailable_reason().c_str());
 inline std::string unavailable_reason() {
     return detail::process_driver().unavailable;
+}
+
+} // namespace staticpy::cuda
+
+namespace staticpy::cuda {
+
+/// The device's name (torch.cuda.get_device_name()).
+///   std::puts(staticpy::cuda::get_device_name(0).c_str());   // "NVIDIA H200"
+inline std::string get_device_name(int device = 0) {
+    const detail::CUdevice d = detail::device_handle(device);
+    char name[256] = {};
+    detail::check(detail::driver().cuDeviceGetName(name, sizeof name - 1, d), "cuDeviceGetName");
+    return name;
+}
+
+/// The device's compute capability as (major, minor) (torch.cuda.get_device_capability()).
+///   auto [major, minor] = staticpy::cuda::get_device_capability();   // (9, 0) on an H200
+inline std::pair<int, int> get_device_capability(int device = 0) {
+    const detail::CUdevice d = detail::device_handle(device);
+    int major = 0, minor = 0;
+    detail::check(detail::driver().cuDeviceGetAttribute(
+                      &major, detail::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d),
+                  "cuDeviceGetAttribute");
+    detail::check(detail::driver().cuDeviceGetAttribute(
+                      &minor, detail::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d),
+                  "cuDeviceGetAttribute");
+    return {major, minor};
 }
 
 } // namespace staticpy::cuda

@@ -1,0 +1,209 @@
+// A stand-in for the CUDA driver (libcuda.so.1) with one "device" whose memory is host memory:
+// what the tests of the CUDA backend's host side load (through STATICPY_CUDA_DRIVER_LIBRARY) to
+// take the paths a machine with a GPU takes: the driver found and initialised, a device present,
+// contexts, device and pinned allocations, copies, streams and events. It cannot run kernels:
+// cuModuleLoadData refuses every image (CUDA_ERROR_INVALID_IMAGE).
+//
+// Each entry point has the driver's ABI and, for UBSan's check of calls through function pointers,
+// the very types staticpy declares (cuda.h's: opaque handle structs in the global namespace).
+#include <chrono>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <set>
+
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUstream_st;
+struct CUevent_st;
+
+namespace {
+constexpr int success = 0, invalid_value = 1, out_of_memory = 2, not_initialized = 3,
+              invalid_device = 101, invalid_image = 200;
+bool initialised = false;
+std::mutex mutex;
+std::set<unsigned long long> device_blocks; // what cuMemAlloc handed out and not yet freed
+std::size_t device_used = 0;
+constexpr std::size_t device_capacity = std::size_t{64} << 20; // 64 MiB
+struct fake_event {
+    std::chrono::steady_clock::time_point at;
+};
+} // namespace
+
+extern "C" {
+
+int cuInit(unsigned flags) {
+    if (flags != 0)
+        return invalid_value;
+    initialised = true;
+    return success;
+}
+int cuDriverGetVersion(int* v) {
+    *v = 13000;
+    return success;
+}
+int cuGetErrorName(int, const char** s) {
+    *s = "FAKE_CUDA_ERROR";
+    return success;
+}
+int cuGetErrorString(int, const char** s) {
+    *s = "an error of the fake driver";
+    return success;
+}
+int cuDeviceGetCount(int* n) {
+    if (!initialised)
+        return not_initialized;
+    *n = 1;
+    return success;
+}
+int cuDeviceGet(int* d, int ordinal) {
+    if (ordinal != 0)
+        return invalid_device;
+    *d = 0;
+    return success;
+}
+int cuDeviceGetName(char* name, int len, int dev) {
+    if (dev != 0)
+        return invalid_device;
+    std::strncpy(name, "staticpy fake GPU", static_cast<std::size_t>(len));
+    return success;
+}
+int cuDeviceGetAttribute(int* v, int attribute, int dev) {
+    if (dev != 0)
+        return invalid_device;
+    switch (attribute) {
+    case 16:
+        *v = 4;
+        return success; // multiprocessors
+    case 75:
+        *v = 9;
+        return success; // compute capability major
+    case 76:
+        *v = 0;
+        return success; // minor
+    default:
+        *v = 0;
+        return success;
+    }
+}
+int cuDeviceTotalMem_v2(std::size_t* bytes, int dev) {
+    if (dev != 0)
+        return invalid_device;
+    *bytes = device_capacity;
+    return success;
+}
+int cuDevicePrimaryCtxRetain(CUctx_st** ctx, int dev) {
+    if (dev != 0)
+        return invalid_device;
+    static int context_token = 0;
+    *ctx = reinterpret_cast<CUctx_st*>(&context_token);
+    return success;
+}
+int cuDevicePrimaryCtxRelease_v2(int) {
+    return success;
+}
+int cuCtxSetCurrent(CUctx_st*) {
+    return success;
+}
+int cuCtxSynchronize() {
+    return success;
+}
+int cuModuleLoadData(CUmod_st**, const void*) {
+    return invalid_image;
+}
+int cuModuleUnload(CUmod_st*) {
+    return success;
+}
+int cuModuleGetFunction(CUfunc_st**, CUmod_st*, const char*) {
+    return invalid_value;
+}
+int cuLaunchKernel(CUfunc_st*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                   CUstream_st*, void**, void**) {
+    return invalid_value;
+}
+int cuMemAlloc_v2(unsigned long long* p, std::size_t bytes) {
+    std::lock_guard lock(mutex);
+    if (device_used + bytes > device_capacity)
+        return out_of_memory;
+    void* q = std::malloc(bytes);
+    if (!q)
+        return out_of_memory;
+    *p = reinterpret_cast<unsigned long long>(q);
+    device_blocks.insert(*p);
+    device_used += bytes;
+    return success;
+}
+int cuMemFree_v2(unsigned long long p) {
+    std::lock_guard lock(mutex);
+    if (device_blocks.erase(p) == 0)
+        return invalid_value;
+    // the fake does not track sizes per block: capacity is only checked on the way up
+    std::free(reinterpret_cast<void*>(p));
+    return success;
+}
+int cuMemAllocHost_v2(void** p, std::size_t bytes) {
+    *p = std::malloc(bytes == 0 ? 1 : bytes);
+    return *p ? success : out_of_memory;
+}
+int cuMemFreeHost(void* p) {
+    std::free(p);
+    return success;
+}
+int cuMemcpyHtoD_v2(unsigned long long dst, const void* src, std::size_t n) {
+    std::memcpy(reinterpret_cast<void*>(dst), src, n);
+    return success;
+}
+int cuMemcpyDtoH_v2(void* dst, unsigned long long src, std::size_t n) {
+    std::memcpy(dst, reinterpret_cast<const void*>(src), n);
+    return success;
+}
+int cuMemcpyDtoD_v2(unsigned long long dst, unsigned long long src, std::size_t n) {
+    std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
+    return success;
+}
+int cuMemcpyHtoDAsync_v2(unsigned long long dst, const void* src, std::size_t n, CUstream_st*) {
+    return cuMemcpyHtoD_v2(dst, src, n);
+}
+int cuMemcpyDtoHAsync_v2(void* dst, unsigned long long src, std::size_t n, CUstream_st*) {
+    return cuMemcpyDtoH_v2(dst, src, n);
+}
+int cuMemcpyDtoDAsync_v2(unsigned long long dst, unsigned long long src, std::size_t n,
+                         CUstream_st*) {
+    return cuMemcpyDtoD_v2(dst, src, n);
+}
+int cuStreamCreate(CUstream_st** s, unsigned) {
+    static int stream_token = 0;
+    *s = reinterpret_cast<CUstream_st*>(&stream_token);
+    return success;
+}
+int cuStreamDestroy_v2(CUstream_st*) {
+    return success;
+}
+int cuStreamSynchronize(CUstream_st*) {
+    return success;
+}
+int cuEventCreate(CUevent_st** e, unsigned) {
+    *e = reinterpret_cast<CUevent_st*>(new fake_event{});
+    return success;
+}
+int cuEventDestroy_v2(CUevent_st* e) {
+    delete reinterpret_cast<fake_event*>(e);
+    return success;
+}
+int cuEventRecord(CUevent_st* e, CUstream_st*) {
+    reinterpret_cast<fake_event*>(e)->at = std::chrono::steady_clock::now();
+    return success;
+}
+int cuEventSynchronize(CUevent_st*) {
+    return success;
+}
+int cuEventElapsedTime(float* ms, CUevent_st* start, CUevent_st* end) {
+    *ms = std::chrono::duration<float, std::milli>(reinterpret_cast<fake_event*>(end)->at -
+                                                   reinterpret_cast<fake_event*>(start)->at)
+              .count();
+    return success;
+}
+
+} // extern "C"
