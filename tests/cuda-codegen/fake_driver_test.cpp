@@ -11,6 +11,7 @@
 
 #include <staticpy/backend/cuda/allocator.hpp>
 #include <staticpy/backend/cuda/driver.hpp>
+#include <staticpy/backend/cuda/stream.hpp>
 
 #include "../test_errors.hpp"
 
@@ -78,4 +79,26 @@ TEST_CASE("fake driver: a failing call is named in the driver's own words") {
                                   "cuModuleLoadData");
           }) == "staticpy: CUDA error: cuModuleLoadData failed: FAKE_CUDA_ERROR (an error of the "
                 "fake driver)");
+}
+
+TEST_CASE("fake driver: streams, events and synchronize") {
+    cuda::Stream s;
+    cuda::Event start, end;
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)start.elapsed_time(end); }) ==
+          "staticpy: CUDA error: elapsed_time needs both events recorded");
+    start.record(s);
+    end.record(s);
+    end.synchronize();
+    s.synchronize();
+    CHECK(start.elapsed_time(end) >= 0.0f);
+    cuda::synchronize();
+    cuda::Stream moved = std::move(s);
+    moved.synchronize();
+    CHECK(test_errors::error_of<RuntimeError>([] { cuda::Stream bad(2); }) ==
+          "staticpy: CUDA error: invalid device ordinal 2 (1 device)");
+}
+
+TEST_CASE("fake driver: a module the driver refuses is an error naming the call") {
+    CHECK_THAT(test_errors::error_of<RuntimeError>([] { cuda::detail::module m("not PTX"); }),
+               Catch::StartsWith("staticpy: CUDA error: cuModuleLoadData failed: "));
 }
