@@ -1,0 +1,176 @@
+// The generated kernels on a real GPU (label cuda): compiled by NVRTC for the device's own
+// architecture (a CUBIN through the disk cache), loaded, launched on a stream on device memory from
+// the caching allocator, and their results compared with the CPU backend's. Where CUDA is not
+// available each case says why and checks nothing else: scripts/gpu-check.sh runs these on a GPU.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <staticpy/cuda.hpp>
+#include <staticpy/staticpy.hpp>
+
+using namespace staticpy;
+
+namespace {
+
+bool skip_without_gpu() {
+    if (cuda::is_available())
+        return false;
+    WARN("skipped: " << cuda::unavailable_reason());
+    return true;
+}
+
+std::string device_arch() {
+    const auto [major, minor] = cuda::get_device_capability();
+    return "sm_" + std::to_string(major * 10 + minor);
+}
+
+/// Device memory holding `n` elements of T, from the process's caching allocator.
+template <class T>
+struct device_array {
+    explicit device_array(std::size_t n)
+        : ptr(cuda::detail::process_allocator().allocate(n * sizeof(T))), size(n) {}
+    ~device_array() { cuda::detail::process_allocator().release(ptr); }
+    device_array(const device_array&) = delete;
+    device_array& operator=(const device_array&) = delete;
+    void upload(const T* host) const {
+        cuda::detail::check(cuda::detail::driver().cuMemcpyHtoD_v2(ptr, host, size * sizeof(T)),
+                            "cuMemcpyHtoD");
+    }
+    std::vector<T> download() const {
+        std::vector<T> host(size);
+        cuda::detail::check(
+            cuda::detail::driver().cuMemcpyDtoH_v2(host.data(), ptr, size * sizeof(T)),
+            "cuMemcpyDtoH");
+        return host;
+    }
+    T* device_pointer() const { return reinterpret_cast<T*>(ptr); }
+    std::uintptr_t ptr;
+    std::size_t size;
+};
+
+template <class T, class S>
+std::vector<double> values(const Tensor<T, S>& t) {
+    const auto c = t.contiguous();
+    return std::vector<double>(c.data(), c.data() + c.numel());
+}
+
+template <class T>
+void require_close(const std::vector<T>& got, const std::vector<double>& want, double rtol) {
+    REQUIRE(got.size() == want.size());
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const double g = static_cast<double>(got[i]);
+        if (std::isnan(want[i]) ? !std::isnan(g)
+                                : std::abs(g - want[i]) > rtol * std::abs(want[i]) + 1e-6)
+            ++bad;
+    }
+    CHECK(bad == 0);
+}
+
+} // namespace
+
+TEST_CASE("device: a fused elementwise kernel, four floats an access") {
+    if (skip_without_gpu())
+        return;
+    Generator g(1);
+    const std::int64_t n = (1 << 20) + 3;
+    const auto x = randn(n, g);
+    const auto y = randn(n, g);
+    auto f = jit([](auto a, auto b) { return a * sigmoid(b) + 2.0f; });
+    const std::string src = cuda::to_cuda(f, {{.contiguous = true, .vector_width = 4}}, x, y);
+    const cuda::detail::module m(cuda::compile_kernels(src, device_arch()));
+    device_array<float> dx(n), dy(n), dout(n);
+    dx.upload(x.data_ptr());
+    dy.upload(y.data_ptr());
+    cuda::detail::kernel_arguments a;
+    a.add<long long>(n);
+    a.add(static_cast<const float*>(dx.device_pointer()));
+    a.add(static_cast<const float*>(dy.device_pointer()));
+    a.add(2.0f);
+    a.add(dout.device_pointer());
+    cuda::Stream s;
+    cuda::detail::launch(m.function("kernel_0"), 1024, 1, 256, a, s);
+    s.synchronize();
+    require_close(dout.download(), values(f(x, y)), 1e-6);
+}
+
+TEST_CASE("device: a block-per-output sum, and a full sum split over blocks") {
+    if (skip_without_gpu())
+        return;
+    Generator g(2);
+    const auto x = randn(8, 100000, g);
+    auto rows = jit([](auto a) { return sum(a * a, 1); });
+    auto all = jit([](auto a) { return sum(a * a); });
+    device_array<float> dx(800000);
+    dx.upload(x.data_ptr());
+    cuda::Stream s;
+    {
+        const cuda::detail::module m(cuda::compile_kernels(
+            cuda::to_cuda(rows, {{.contiguous = true, .block_reduce = true}}, x), device_arch()));
+        device_array<double> out(8);
+        const std::vector<double> zeros(8, 0.0);
+        out.upload(zeros.data());
+        cuda::detail::kernel_arguments a;
+        a.add<long long>(8);
+        a.add<long long>(100000);
+        a.add(static_cast<const float*>(dx.device_pointer()));
+        a.add(out.device_pointer());
+        a.add(static_cast<double*>(nullptr));
+        cuda::detail::launch(m.function("kernel_0"), 8, 1, 256, a, s);
+        s.synchronize();
+        require_close(out.download(), values(rows(x)), 1e-6);
+    }
+    {
+        const cuda::detail::module m(cuda::compile_kernels(
+            cuda::to_cuda(all, {{.contiguous = true, .block_reduce = true}}, x), device_arch()));
+        device_array<double> out(1), partials(64);
+        const std::vector<double> zeros(64, 0.0);
+        out.upload(zeros.data());
+        partials.upload(zeros.data());
+        cuda::detail::kernel_arguments a;
+        a.add<long long>(1);
+        a.add<long long>(800000);
+        a.add(static_cast<const float*>(dx.device_pointer()));
+        a.add(out.device_pointer());
+        a.add(partials.device_pointer());
+        cuda::detail::launch(m.function("kernel_0"), 1, 64, 256, a, s);
+        cuda::detail::kernel_arguments b;
+        b.add<long long>(1);
+        b.add<long long>(64);
+        b.add(static_cast<const double*>(partials.device_pointer()));
+        b.add(out.device_pointer());
+        cuda::detail::launch(m.function("kernel_0_partials"), 1, 1, 32, b, s);
+        s.synchronize();
+        require_close(out.download(), values(all(x)), 1e-6);
+    }
+}
+
+TEST_CASE("device: softmax and log_softmax rows") {
+    if (skip_without_gpu())
+        return;
+    Generator g(3);
+    const auto x = randn(64, 1000, g) * 3.0f;
+    const cuda::detail::module m(
+        cuda::compile_kernels(cuda::softmax_kernels_source(), device_arch()));
+    device_array<float> dx(64000), dy(64000);
+    dx.upload(x.data_ptr());
+    cuda::Stream s;
+    for (const int log_form : {0, 1}) {
+        cuda::detail::kernel_arguments a;
+        a.add<long long>(64);
+        a.add<long long>(1000);
+        a.add<long long>(1);
+        a.add(static_cast<const float*>(dx.device_pointer()));
+        a.add(dy.device_pointer());
+        a.add(log_form);
+        cuda::detail::launch(m.function("softmax_rows_float"), 64, 1, 256, a, s);
+        s.synchronize();
+        require_close(dy.download(), log_form ? values(log_softmax(x, 1)) : values(softmax(x, 1)),
+                      2e-6);
+    }
+}
