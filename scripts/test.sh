@@ -15,7 +15,9 @@
 #                                line tables only for debug info (-gline-tables-only: all the
 #                                sanitizers' stack traces need, 2-20% less compile time), and
 #                                without UBSan's alignment and null checks (13 % of the pass's
-#                                compile time; ASan still stops at a null dereference)
+#                                compile time; ASan still stops at a null dereference), and
+#                                without the GPU tests (tests/cuda, label cuda: every case skips
+#                                on a machine without a GPU; the gcc pass builds and runs them)
 # Both compiler passes check the compile-fail cases without their control compile (the case
 # minus its offending code, which must compile: 184 cases, 2.3 minutes of the gcc pass): the
 # promised first error, a "staticpy: <PythonError>" text, is what shows that a case fails for its
@@ -112,7 +114,8 @@ for pass in "${passes[@]}"; do
         clang|asan)
                run_pass clang clang++ -LE headers -- -DSTATICPY_SANITIZE=ON \
                    -DSTATICPY_SANITIZE_SKIP=alignment,null -DSTATICPY_COMPILE_FAIL_CONTROL=OFF \
-                   -DSTATICPY_BUILD_EXAMPLES=OFF -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only ||
+                   -DSTATICPY_BUILD_EXAMPLES=OFF -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only \
+                   -DSTATICPY_CUDA_DEVICE_TESTS=OFF ||
                    failed=1 ;;
         tsan)  BUILD_TARGET=data_dataloader_tsan_test run_pass tsan g++ -R dataloader_tsan -- \
                    -DSTATICPY_SANITIZE=OFF -DSTATICPY_TSAN_TESTS=ON -DSTATICPY_BUILD_EXAMPLES=OFF ||
