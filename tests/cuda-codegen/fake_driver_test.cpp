@@ -2,7 +2,9 @@
 // STATICPY_CUDA_DRIVER_LIBRARY, set before any test runs): the paths a machine with a GPU takes
 // (the driver found and initialised, a device, its name and capability, the primary context,
 // device memory through the caching allocator, copies) and the errors on them (an invalid device
-// ordinal, out of memory, a driver error named in the driver's own words).
+// ordinal, out of memory, a driver error named in the driver's own words), and tensors on the
+// device: to("cuda") and back, views, copies, printing, the errors of host code and of mixed
+// devices.
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -10,17 +12,31 @@
 #include <catch2/catch.hpp>
 
 #include <staticpy/backend/cuda/allocator.hpp>
+#include <staticpy/backend/cuda/device_memory.hpp>
 #include <staticpy/backend/cuda/driver.hpp>
 #include <staticpy/backend/cuda/stream.hpp>
+#include <staticpy/core/repr.hpp>
+#include <staticpy/tensor.hpp>
 
 #include "../test_errors.hpp"
 
 using namespace staticpy;
+using namespace staticpy::literals;
 
 namespace {
 // Before main: the process's driver is loaded at its first use, from this variable.
 const bool fake_driver_selected =
     ::setenv("STATICPY_CUDA_DRIVER_LIBRARY", STATICPY_TEST_FAKE_LIBCUDA, 1) == 0;
+
+/// Whether two host tensors have the same sizes and elements (torch.equal).
+template <class T, class S1, class S2>
+bool same(const Tensor<T, S1>& a, const Tensor<T, S2>& b) {
+    if (!a.is_cpu() || !b.is_cpu() || a.sizes() != b.sizes())
+        return false;
+    const auto ca = a.contiguous(), cb = b.contiguous();
+    return std::vector<T>(ca.data(), ca.data() + ca.numel()) ==
+           std::vector<T>(cb.data(), cb.data() + cb.numel());
+}
 } // namespace
 
 TEST_CASE("fake driver: found, initialised, one device with its name and capability") {
@@ -101,4 +117,84 @@ TEST_CASE("fake driver: streams, events and synchronize") {
 TEST_CASE("fake driver: a module the driver refuses is an error naming the call") {
     CHECK_THAT(test_errors::error_of<RuntimeError>([] { cuda::detail::module m("not PTX"); }),
                Catch::StartsWith("staticpy: CUDA error: cuModuleLoadData failed: "));
+}
+
+TEST_CASE("fake driver: tensors to the device and back, with their views") {
+    cuda::empty_cache();
+    const std::size_t before = cuda::memory_allocated();
+    {
+        const auto x = arange<float>(6).reshape(2_c, 3_c);
+        const auto d = x.to("cuda");
+        CHECK(d.device() == Device("cuda:0"));
+        CHECK(d.is_cuda());
+        CHECK_FALSE(d.is_cpu());
+        CHECK(d.data_ptr() != x.data_ptr());
+        CHECK(cuda::memory_allocated() == before + 512);
+        CHECK(d.to("cuda:0").data_ptr() == d.data_ptr()); // already there: no copy
+        CHECK(d.cuda().data_ptr() == d.data_ptr());
+        CHECK(repr(d) == "tensor([[0., 1., 2.],\n        [3., 4., 5.]], device='cuda:0')");
+        CHECK(repr(arange<int>(3).cuda()) ==
+              "tensor([0, 1, 2], device='cuda:0', dtype=torch.int32)");
+        CHECK(repr(zeros<float>(0).cuda()) == "tensor([], device='cuda:0')");
+        CHECK(d.cpu().is_cpu());
+        CHECK(same(d.cpu(), x));
+        // Views stay on the device; a strided one comes back through the host.
+        const auto dt = d.t();
+        CHECK(dt.is_cuda());
+        CHECK(same(dt.cpu(), x.t()));
+        CHECK(same(d[1].cpu(), x[1]));
+        CHECK(same(d.slice(1_c, 0, 3, 2).cpu(), x.slice(1_c, 0, 3, 2)));
+        const auto packed = dt.contiguous();
+        CHECK(packed.is_cuda());
+        CHECK(packed.is_contiguous());
+        CHECK(same(packed.cpu(), x.t().contiguous()));
+        CHECK(same(d.clone().cpu(), x));
+        CHECK(d[1].select(0, 2).item() == 5.0f);
+        CHECK(same(x.t().cuda().cpu(), x.t())); // a strided host view goes up contiguous
+        CHECK(x.t().cuda().is_contiguous());
+        // A tensor created on the device.
+        const Tensor<double, dynamic_shape<1>> e(dynamic_shape<1>(5), Device(kCUDA));
+        CHECK(e.is_cuda());
+        CHECK(e.numel() == 5);
+    }
+    CHECK(cuda::memory_allocated() == before); // every block back in the cache
+}
+
+TEST_CASE("fake driver: copy_ across devices, into strided views and other dtypes") {
+    auto d = zeros<float>(3_c, 4_c).cuda();
+    d.copy_(ones<float>(3_c, 4_c));
+    CHECK(same(d.cpu(), ones<float>(3_c, 4_c)));
+    auto col = d.select(1_c, 2); // a strided view on the device
+    col.copy_(tensor<double>({7.5, 8.5, 9.5}));
+    auto expected = ones<float>(3_c, 4_c);
+    expected.select(1_c, 2).copy_(tensor<float>({7.5f, 8.5f, 9.5f}));
+    CHECK(same(d.cpu(), expected));
+    auto host = zeros<int>(4_c, 3_c);
+    host.copy_(d.t()); // device to host, transposed, converted
+    CHECK(same(host, expected.t().to<int>()));
+    auto other = zeros<float>(3_c, 4_c).cuda();
+    other.copy_(d); // device to device
+    CHECK(same(other.cpu(), expected));
+}
+
+TEST_CASE("fake driver: host code refuses device memory, mixed devices are PyTorch's error") {
+    auto d = ones<float>(2_c, 2_c).cuda();
+    const auto h = ones<float>(2_c, 2_c);
+    const std::string on_device = "staticpy: this op runs on the CPU, but a tensor is on cuda:0 "
+                                  "(no CUDA kernel for it yet: copy it with .cpu() first)";
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)d.data(); }) == on_device);
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)d(0, 1); }) == on_device);
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)d.sum(); }) == on_device);
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)(d * 2.0f); }) == on_device);
+    const std::string mixed = "Expected all tensors to be on the same device, but found at "
+                              "least two devices, cuda:0 and cpu!";
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)(h + d); }) == mixed);
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)(d + h); }) == mixed);
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)where(h > 0, d, h); }) == mixed);
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)matmul(h, d); }) == mixed);
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)h.to("cuda:1"); }) ==
+          "staticpy: CUDA error: invalid device ordinal 1 (1 device)");
+    CHECK(test_errors::error_of<RuntimeError>([&] {
+              (void)Tensor<float, dynamic_shape<1>>(dynamic_shape<1>(3), Device("cuda:3"));
+          }) == "staticpy: CUDA error: invalid device ordinal 3 (1 device)");
 }

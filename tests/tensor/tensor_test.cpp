@@ -7,6 +7,8 @@
 
 #include <staticpy/staticpy.hpp>
 
+#include "../test_errors.hpp"
+
 using namespace staticpy::literals;
 using staticpy::int_;
 using staticpy::shape;
@@ -159,4 +161,45 @@ TEST_CASE("shape-type conversions of tensors", "[tensor]") {
     STATIC_REQUIRE(!std::is_convertible_v<Tensor<float, staticpy::dynamic_shape<2>>,
                                           Tensor<float, staticpy::static_shape<2, 3>>>);
     REQUIRE_THROWS_AS((Tensor<float, staticpy::static_shape<3, 2>>(d)), staticpy::RuntimeError);
+}
+
+TEST_CASE("devices are torch.device's names; a program without the CUDA backend says so",
+          "[tensor][device]") {
+    using staticpy::Device;
+    using staticpy::DeviceType;
+    CHECK(Device().is_cpu());
+    CHECK(Device("cpu") == Device());
+    const Device cuda1("cuda:1");
+    CHECK(cuda1.type() == DeviceType::CUDA);
+    CHECK(cuda1.index() == 1);
+    CHECK(cuda1.str() == "cuda:1");
+    CHECK(staticpy::repr(cuda1) == "device(type='cuda', index=1)");
+    CHECK(staticpy::repr(Device("cuda")) == "device(type='cuda')");
+    CHECK_FALSE(Device("cuda").has_index());
+    CHECK(Device(staticpy::kCUDA, 0) == Device("cuda:0"));
+    CHECK(Device("cuda:0") != Device("cuda"));
+    for (const char* bad : {"gpu", "CUDA", "", ":0", "cuda0"})
+        CHECK(test_errors::error_of<staticpy::RuntimeError>([&] { (void)Device(bad); }) ==
+              std::string("Expected one of cpu, cuda device type at start of device string: ") +
+                  bad);
+    for (const char* bad : {"cuda:", "cuda:x", "cuda:-1", "cuda:01", "cuda:1:2", "cuda:1234567890"})
+        CHECK(test_errors::error_of<staticpy::RuntimeError>([&] { (void)Device(bad); }) ==
+              std::string("Invalid device string: '") + bad + "'");
+
+    // Tensors are on the CPU; one goes nowhere else without <staticpy/cuda.hpp> in the program.
+    const auto x = staticpy::ones(2_c, 3_c);
+    CHECK(x.device() == Device("cpu"));
+    CHECK(x.is_cpu());
+    CHECK_FALSE(x.is_cuda());
+    CHECK(x.to("cpu").data_ptr() == x.data_ptr()); // already there: no copy
+    CHECK(x.cpu().data_ptr() == x.data_ptr());
+    const std::string not_linked = "staticpy: CUDA is not available: this program does not "
+                                   "include <staticpy/cuda.hpp>, the CUDA backend";
+    CHECK(test_errors::error_of<staticpy::RuntimeError>([&] { (void)x.cuda(); }) == not_linked);
+    CHECK(test_errors::error_of<staticpy::RuntimeError>([&] { (void)x.to("cuda:1"); }) ==
+          not_linked);
+    CHECK(test_errors::error_of<staticpy::RuntimeError>([] {
+              (void)Tensor<float, staticpy::dynamic_shape<1>>(staticpy::dynamic_shape<1>(4),
+                                                              Device("cuda"));
+          }) == not_linked);
 }

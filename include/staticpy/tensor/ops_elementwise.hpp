@@ -330,6 +330,7 @@ auto elementwise(Args&&... args) {
         return detail::symbolic_elementwise<detail::first_family_t<Args...>, F>::apply(
             std::as_const(args)...);
     } else {
+        detail::check_same_device(args...);
         using out_t = detail::elementwise_result_t<F, std::remove_cvref_t<Args>...>;
         return detail::elementwise_impl<F, std::remove_cvref_t<Args>...>(
             std::index_sequence_for<Args...>{},

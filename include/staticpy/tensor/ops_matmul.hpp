@@ -90,6 +90,7 @@ namespace detail {
 template <class T, class SA, class SB>
 auto matmul_impl(const Tensor<T, SA>& a, const Tensor<T, SB>& b) {
     check_matmul_types<T, T>();
+    check_same_device(a, b);
     using info = detail::matmul_shapes<SA, SB>;
     check_inner_static<typename info::k_a, typename info::k_b>();
     constexpr std::size_t ra = info::ra, rb = info::rb;
@@ -193,6 +194,12 @@ auto linear_impl(const Tensor<T, SX>& x, const Tensor<T, SW>& w, const Bias* bia
         "staticpy: RuntimeError: linear: the weight must be 2D [out_features, in_features]");
     check_matmul_types<T, T>();
     check_inner_static<shape_extent_t<SX, rx - 1>, shape_extent_t<SW, 1>>();
+    if constexpr (std::is_same_v<Bias, void>)
+        check_same_device(x, w);
+    else if (bias != nullptr)
+        check_same_device(x, w, *bias);
+    else
+        check_same_device(x, w);
     using out_extent = shape_extent_t<SW, 0>;
     using result = shape_replace_t<SX, rx - 1, out_extent>;
 

@@ -207,15 +207,14 @@ struct print_view {
     }
 };
 
+/// repr(t) of a tensor on the host, with `device` (empty for the CPU) as its first suffix.
 template <class T, class S>
-void tensor_repr_into(std::string& out, const Tensor<T, S>& t) {
+void tensor_repr_into(std::string& out, const Tensor<T, S>& t, const std::string& device) {
     constexpr std::size_t indent = 7; // len("tensor(")
     std::string text = "tensor(";
     std::vector<std::string> suffixes;
-    if (!t.defined()) {
-        out += "tensor(undefined)";
-        return;
-    }
+    if (!device.empty())
+        suffixes.push_back(device);
     if (t.numel() == 0) {
         if constexpr (S::rank != 1) {
             std::string size = "size=(";
@@ -257,6 +256,19 @@ void tensor_repr_into(std::string& out, const Tensor<T, S>& t) {
         }
     }
     out += text + ")";
+}
+
+template <class T, class S>
+void tensor_repr_into(std::string& out, const Tensor<T, S>& t) {
+    if (!t.defined()) {
+        out += "tensor(undefined)";
+        return;
+    }
+    if (t.is_cuda()) { // printed from a copy on the host, the device first among the suffixes
+        tensor_repr_into(out, t.cpu(), "device='" + t.device().str() + "'");
+        return;
+    }
+    tensor_repr_into(out, t, {});
 }
 
 } // namespace detail

@@ -7,6 +7,11 @@
 // (torch.from_blob): the user keeps the memory alive for as long as tensors view it.
 //   auto s = staticpy::Storage<float>::allocate(6);     // owning, aligned, shared by views
 //   auto w = staticpy::Storage<float>::wrap(ptr, 6);    // non-owning
+//   auto g = staticpy::Storage<float>::allocate(6, "cuda");  // on the GPU (<staticpy/cuda.hpp>)
+//
+// The memory of a CUDA device is not the host's: data() is the host's way in, and throws for a
+// storage on a GPU, so that no CPU loop ever reads device memory; the CUDA backend takes the
+// device address with device_data().
 
 #include <array>
 #include <cstddef>
@@ -19,6 +24,7 @@
 #include <string>
 #include <type_traits>
 
+#include "staticpy/core/device.hpp"
 #include "staticpy/core/error.hpp"
 
 namespace staticpy {
@@ -114,7 +120,11 @@ public:
 
     /// An owning buffer of n elements, 64-byte aligned. Arithmetic elements are left
     /// uninitialised (as torch.empty), bools are set to false (every byte is a valid bool).
-    static Storage allocate(std::int64_t n) {
+    static Storage allocate(std::int64_t n) { return allocate(n, Device{}); }
+
+    /// An owning buffer of n elements on `device` (the CPU, or a CUDA device through the CUDA
+    /// backend's caching allocator), elements uninitialised except bools on the CPU.
+    static Storage allocate(std::int64_t n, const Device& device) {
         if (n < 0)
             throw RuntimeError("Storage size must be non-negative, got " + std::to_string(n));
         if (static_cast<std::uint64_t>(n) >
@@ -126,6 +136,16 @@ public:
         bytes = (bytes + storage_alignment - 1) / storage_alignment * storage_alignment;
         if (bytes == 0)
             bytes = storage_alignment;
+        Storage s;
+        s.size_ = n;
+        s.owning_ = true;
+        if (device.is_cuda()) {
+            const Device d = detail::resolve_device(device);
+            void* raw = detail::cuda_memory().allocate(bytes, d.index());
+            s.data_ = std::shared_ptr<T>(static_cast<T*>(raw), device_deleter{bytes, d.index()});
+            s.device_ = d;
+            return s;
+        }
         void* raw = detail::block_cache::instance().take(bytes);
         if (raw == nullptr) {
             try {
@@ -140,10 +160,7 @@ public:
         }
         if constexpr (std::is_same_v<T, bool>)
             std::memset(raw, 0, bytes);
-        Storage s;
         s.data_ = std::shared_ptr<T>(static_cast<T*>(raw), aligned_deleter{bytes});
-        s.size_ = n;
-        s.owning_ = true;
         return s;
     }
 
@@ -158,9 +175,18 @@ public:
         return s;
     }
 
-    /// The first element. Tensors are handles, as in PyTorch: a const Tensor still lets its
-    /// elements be written, so data() is not const-qualified in what it returns.
-    [[nodiscard]] T* data() const noexcept { return data_.get(); }
+    /// The first element, for the host. Tensors are handles, as in PyTorch: a const Tensor still
+    /// lets its elements be written, so data() is not const-qualified in what it returns.
+    /// RuntimeError for memory on a GPU, which the host cannot read.
+    [[nodiscard]] T* data() const {
+        if (device_.is_cuda()) [[unlikely]]
+            detail::throw_not_on_cpu(device_);
+        return data_.get();
+    }
+    /// The first element's address on its device (the host's for a CPU storage).
+    [[nodiscard]] T* device_data() const noexcept { return data_.get(); }
+    /// Where the elements are: the CPU, or cuda:N (always with its index).
+    [[nodiscard]] const Device& device() const noexcept { return device_; }
     /// Elements in the buffer (torch.UntypedStorage.size() / itemsize).
     [[nodiscard]] std::int64_t size() const noexcept { return size_; }
     [[nodiscard]] std::size_t nbytes() const noexcept {
@@ -184,9 +210,18 @@ private:
         }
     };
 
+    struct device_deleter {
+        std::size_t bytes;
+        int index;
+        void operator()(T* p) const noexcept {
+            detail::cuda_memory_hooks()->release(static_cast<void*>(p), bytes, index);
+        }
+    };
+
     std::shared_ptr<T> data_;
     std::int64_t size_ = 0;
     bool owning_ = false;
+    Device device_{};
 };
 
 } // namespace staticpy

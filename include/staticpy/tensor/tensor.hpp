@@ -32,6 +32,7 @@
 
 #include "staticpy/containers/slice.hpp"
 #include "staticpy/core/constant.hpp"
+#include "staticpy/core/device.hpp"
 #include "staticpy/core/error.hpp"
 #include "staticpy/kernels/loop.hpp"
 #include "staticpy/tensor/dtype.hpp"
@@ -258,6 +259,11 @@ public:
         : storage_(Storage<T>::allocate(s.numel())),
           shape_(s),
           strides_(detail::contiguous_strides(s.sizes())) {}
+    /// The same on `device` ("cuda" needs <staticpy/cuda.hpp>; elements uninitialised).
+    Tensor(const Shape& s, const Device& device)
+        : storage_(Storage<T>::allocate(s.numel(), device)),
+          shape_(s),
+          strides_(detail::contiguous_strides(s.sizes())) {}
 
     /// A view of `storage` (what view operations and from_blob build).
     Tensor(Storage<T> storage, std::int64_t offset, const Shape& s, const strides_type& strides)
@@ -335,12 +341,32 @@ public:
         }
         return true;
     }
-    /// The first element (storage data + offset). A const Tensor gives a const pointer; note
-    /// that a Tensor is a handle, and copies of it (views) may write.
-    [[nodiscard]] T* data() noexcept { return storage_.data() + offset_; }
-    [[nodiscard]] const T* data() const noexcept { return storage_.data() + offset_; }
-    [[nodiscard]] T* data_ptr() noexcept { return data(); }
-    [[nodiscard]] const T* data_ptr() const noexcept { return data(); }
+    /// The first element (storage data + offset), for the host: RuntimeError for a tensor on a
+    /// GPU. A const Tensor gives a const pointer; note that a Tensor is a handle, and copies of it
+    /// (views) may write.
+    [[nodiscard]] T* data() { return storage_.data() + offset_; }
+    [[nodiscard]] const T* data() const { return storage_.data() + offset_; }
+    /// The first element's address on the tensor's device, as torch.Tensor.data_ptr().
+    [[nodiscard]] T* data_ptr() noexcept { return storage_.device_data() + offset_; }
+    [[nodiscard]] const T* data_ptr() const noexcept { return storage_.device_data() + offset_; }
+
+    // ---- device -----------------------------------------------------------------------------
+
+    /// Where the elements are: cpu, or cuda:N (torch.Tensor.device).
+    [[nodiscard]] const Device& device() const noexcept { return storage_.device(); }
+    [[nodiscard]] bool is_cuda() const noexcept { return device().is_cuda(); }
+    [[nodiscard]] bool is_cpu() const noexcept { return device().is_cpu(); }
+    /// The tensor on `device`: *this when already there (no copy, as PyTorch), else a contiguous
+    /// copy. x.to("cuda"), x.to("cuda:1"), x.to(kCPU).
+    [[nodiscard]] Tensor to(const Device& device) const {
+        const Device target = detail::resolve_device(device);
+        if (!defined() || target == this->device())
+            return *this;
+        return copy_to(target);
+    }
+    /// to(cuda:index), the current device by default; cpu() is to("cpu").
+    [[nodiscard]] Tensor cuda(int index = -1) const { return to(Device(DeviceType::CUDA, index)); }
+    [[nodiscard]] Tensor cpu() const { return to(Device{}); }
 
     // ---- elements ---------------------------------------------------------------------------
 
@@ -368,6 +394,11 @@ public:
         if (numel() != 1)
             throw RuntimeError("a Tensor with " + std::to_string(numel()) +
                                " elements cannot be converted to Scalar");
+        if (is_cuda()) { // one element copied to the host, as PyTorch's item() does
+            T value;
+            detail::cuda_memory().copy(&value, Device{}, data_ptr(), device(), sizeof(T));
+            return value;
+        }
         return storage_.data()[offset_];
     }
 
@@ -391,6 +422,10 @@ public:
                                ") must match the size of tensor b (" +
                                first_mismatch(src.sizes(), false) +
                                ") at non-singleton dimension " + first_mismatch_dim(src.sizes()));
+        if (is_cuda() || src.is_cuda()) {
+            copy_across_devices(src);
+            return *this;
+        }
         bool overlap = false;
         if constexpr (std::is_same_v<U, T>)
             overlap = storage_.is_same(src.storage_);
@@ -541,12 +576,77 @@ private:
     }
 
     Tensor contiguous_copy() const {
+        if (is_cuda())
+            return copy_to(device());
         Tensor out(shape_);
         T* q = out.data();
         const T* p = storage_.data();
         std::int64_t k = 0;
         detail::for_each_offset(sizes(), offset_, strides_, [&](std::int64_t o) { q[k++] = p[o]; });
         return out;
+    }
+
+    /// The storage span a view reaches: its first and one-past-last element offsets.
+    [[nodiscard]] std::pair<std::int64_t, std::int64_t> storage_span() const noexcept {
+        std::int64_t lo = offset_, hi = offset_;
+        for (std::size_t d = 0; d < rank; ++d) {
+            const std::int64_t reach = (shape_[d] - 1) * strides_[d];
+            (reach < 0 ? lo : hi) += reach;
+        }
+        return {lo, hi + 1};
+    }
+
+    /// The elements of a view of a GPU's memory, on the host: the storage span it reaches is
+    /// copied, and the view taken of that copy.
+    [[nodiscard]] Tensor staged_on_host() const {
+        const auto [lo, hi] = storage_span();
+        auto host = Storage<T>::allocate(hi - lo);
+        detail::cuda_memory().copy(host.data(), Device{}, storage_.device_data() + lo, device(),
+                                   static_cast<std::size_t>(hi - lo) * sizeof(T));
+        return Tensor(std::move(host), offset_ - lo, shape_, strides_);
+    }
+
+    /// A contiguous copy on `target`. A contiguous tensor is one copy of its bytes; a strided
+    /// view on a GPU is made contiguous on the host first (no strided copy kernel yet).
+    [[nodiscard]] Tensor copy_to(const Device& target) const {
+        Tensor out(shape_, target);
+        if (numel() == 0)
+            return out;
+        const auto bytes = static_cast<std::size_t>(numel()) * sizeof(T);
+        if (is_contiguous()) {
+            detail::cuda_memory().copy(out.data_ptr(), target, data_ptr(), device(), bytes);
+            return out;
+        }
+        const Tensor packed = is_cuda() ? staged_on_host().contiguous_copy() : contiguous_copy();
+        if (target.is_cpu())
+            return packed;
+        detail::cuda_memory().copy(out.data_ptr(), target, packed.data_ptr(), Device{}, bytes);
+        return out;
+    }
+
+    /// copy_ where either side is on a GPU: src converted to T on the host when its dtype
+    /// differs, a contiguous destination written in one copy, a strided one through the host.
+    template <class U, class S2>
+    void copy_across_devices(const Tensor<U, S2>& src) {
+        if (numel() == 0)
+            return;
+        if constexpr (std::is_same_v<U, T>) {
+            if (is_contiguous() && src.is_contiguous()) {
+                detail::cuda_memory().copy(data_ptr(), device(), src.data_ptr(), src.device(),
+                                           static_cast<std::size_t>(numel()) * sizeof(T));
+                return;
+            }
+        }
+        const auto host_src = src.cpu();
+        if (is_cpu()) {
+            assign_from(host_src);
+            return;
+        }
+        const auto [lo, hi] = storage_span();
+        Tensor staged = staged_on_host();
+        staged.assign_from(host_src);
+        detail::cuda_memory().copy(storage_.device_data() + lo, device(), staged.storage_.data(),
+                                   Device{}, static_cast<std::size_t>(hi - lo) * sizeof(T));
     }
 
     template <class U, class S2>
@@ -576,6 +676,26 @@ private:
     Shape shape_{};
     strides_type strides_{};
 };
+
+namespace detail {
+/// PyTorch's check that the tensors among an op's arguments share one device (RuntimeError
+/// "Expected all tensors to be on the same device, ..." where they do not); other arguments are
+/// ignored.
+template <class... X>
+void check_same_device(const X&... xs) {
+    const Device* first = nullptr;
+    (
+        [&] {
+            if constexpr (is_tensor_v<std::remove_cvref_t<X>>) {
+                if (first == nullptr)
+                    first = &xs.device();
+                else if (xs.device() != *first)
+                    throw_device_mismatch(*first, xs.device());
+            }
+        }(),
+        ...);
+}
+} // namespace detail
 
 /// torch.allclose(a, b, rtol, atol).
 template <class T, class S1, class S2>

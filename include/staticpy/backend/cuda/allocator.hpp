@@ -26,6 +26,7 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "staticpy/backend/cuda/driver.hpp"
 #include "staticpy/core/error.hpp"
@@ -159,27 +160,38 @@ private:
     std::size_t allocated_ = 0, cached_bytes_ = 0, peak_ = 0;
 };
 
-/// The driver's memory: cuMemAlloc_v2 (CUDA_ERROR_OUT_OF_MEMORY is "no memory left"; any other
-/// failure throws) and cuMemFree_v2.
-inline memory_backend driver_memory() {
-    return memory_backend{
-        [](std::size_t bytes) -> std::uintptr_t {
-            make_current(0);
-            CUdeviceptr p = 0;
-            const CUresult r = driver().cuMemAlloc_v2(&p, bytes);
-            if (r == 2) // CUDA_ERROR_OUT_OF_MEMORY
-                return 0;
-            check(r, "cuMemAlloc");
-            return static_cast<std::uintptr_t>(p);
-        },
-        [](std::uintptr_t p) { (void)driver().cuMemFree_v2(static_cast<CUdeviceptr>(p)); }};
+/// Device `ordinal`'s memory from the driver: cuMemAlloc_v2 (CUDA_ERROR_OUT_OF_MEMORY is "no
+/// memory left"; any other failure throws) and cuMemFree_v2, in its primary context.
+inline memory_backend driver_memory(int ordinal) {
+    return memory_backend{[ordinal](std::size_t bytes) -> std::uintptr_t {
+                              make_current(ordinal);
+                              CUdeviceptr p = 0;
+                              const CUresult r = driver().cuMemAlloc_v2(&p, bytes);
+                              if (r == 2) // CUDA_ERROR_OUT_OF_MEMORY
+                                  return 0;
+                              check(r, "cuMemAlloc");
+                              return static_cast<std::uintptr_t>(p);
+                          },
+                          [ordinal](std::uintptr_t p) {
+                              make_current(ordinal);
+                              (void)driver().cuMemFree_v2(static_cast<CUdeviceptr>(p));
+                          }};
 }
 
-/// The process's allocator of device memory (device 0 until devices are selectable). Kept until
-/// exit, as the driver (driver.hpp).
-inline caching_allocator& process_allocator() {
-    static caching_allocator* const allocator = new caching_allocator(driver_memory());
-    return *allocator;
+/// The process's allocator of device `ordinal`'s memory (PyTorch keeps one pool per device).
+/// Kept until exit, as the driver (driver.hpp).
+inline caching_allocator& process_allocator(int ordinal = 0) {
+    static std::mutex mutex;
+    static std::vector<caching_allocator*>* const allocators =
+        new std::vector<caching_allocator*>();
+    (void)device_handle(ordinal); // the invalid-ordinal error before any bookkeeping
+    std::lock_guard lock(mutex);
+    if (allocators->size() <= static_cast<std::size_t>(ordinal))
+        allocators->resize(static_cast<std::size_t>(ordinal) + 1, nullptr);
+    caching_allocator*& slot = (*allocators)[static_cast<std::size_t>(ordinal)];
+    if (slot == nullptr)
+        slot = new caching_allocator(driver_memory(ordinal));
+    return *slot;
 }
 
 } // namespace staticpy::cuda::detail
@@ -188,23 +200,23 @@ namespace staticpy::cuda {
 
 /// Bytes of device memory in tensors (torch.cuda.memory_allocated()); 0 before any.
 ///   std::printf("%zu\n", staticpy::cuda::memory_allocated());
-inline std::size_t memory_allocated() {
-    return detail::process_allocator().memory_allocated();
+inline std::size_t memory_allocated(int device = 0) {
+    return detail::process_allocator(device).memory_allocated();
 }
 /// The most memory_allocated() has been since the start or reset_peak_memory_stats().
-inline std::size_t max_memory_allocated() {
-    return detail::process_allocator().max_memory_allocated();
+inline std::size_t max_memory_allocated(int device = 0) {
+    return detail::process_allocator(device).max_memory_allocated();
 }
 /// memory_allocated() plus the cached blocks (torch.cuda.memory_reserved()).
-inline std::size_t memory_reserved() {
-    return detail::process_allocator().memory_reserved();
+inline std::size_t memory_reserved(int device = 0) {
+    return detail::process_allocator(device).memory_reserved();
 }
-inline void reset_peak_memory_stats() {
-    detail::process_allocator().reset_peak_memory_stats();
+inline void reset_peak_memory_stats(int device = 0) {
+    detail::process_allocator(device).reset_peak_memory_stats();
 }
 /// Returns the cached blocks to the driver (torch.cuda.empty_cache()).
-inline void empty_cache() {
-    detail::process_allocator().empty_cache();
+inline void empty_cache(int device = 0) {
+    detail::process_allocator(device).empty_cache();
 }
 
 } // namespace staticpy::cuda
