@@ -13,6 +13,7 @@
 #include "staticpy/backend/cuda/compile.hpp"
 #include "staticpy/backend/cuda/device_memory.hpp"
 #include "staticpy/backend/cuda/driver.hpp"
+#include "staticpy/backend/cuda/evaluate.hpp"
 #include "staticpy/backend/cuda/kernel_cache.hpp"
 #include "staticpy/backend/cuda/launch.hpp"
 #include "staticpy/backend/cuda/nvrtc.hpp"

@@ -8,9 +8,10 @@
 //
 // In graph mode a call traces the function with Tracers in place of its tensor arguments (and of
 // its float arguments), which gives the graph as a type (graph/trace.hpp); the passes
-// (graph/passes.hpp) rewrite that type, the program (graph/program.hpp) numbers it, and the CPU
-// evaluator runs it. Tracing builds a few small objects per call; everything else was done by the
-// compiler.
+// (graph/passes.hpp) rewrite that type, the program (graph/program.hpp) numbers it, and the
+// evaluator of its tensors' device runs it: the CPU's, or CUDA's where they are on a GPU (found by
+// argument-dependent lookup in backend/cuda/evaluate.hpp, which <staticpy/cuda.hpp> includes).
+// Tracing builds a few small objects per call; everything else was done by the compiler.
 //
 // This header joins the graph layer to a backend, so it sits above both.
 
@@ -26,6 +27,45 @@
 #include "staticpy/core/error.hpp"
 #include "staticpy/graph/dump.hpp"
 #include "staticpy/graph/trace.hpp"
+
+namespace staticpy::graph {
+
+/// A numbered program with its inputs' tuple type and output slots, as a value: what selects the
+/// evaluator of a device other than the CPU by argument-dependent lookup (the CUDA backend,
+/// backend/cuda/evaluate.hpp, declares evaluate_on_cuda for it in this namespace).
+template <class Prog, class Inputs, auto Roots>
+struct program_tag {
+    template <std::size_t... K>
+    static auto outputs_of(std::index_sequence<K...>)
+        -> std::tuple<Tensor<typename Prog::template node_at<Roots[K]>::value_type,
+                             typename Prog::template node_at<Roots[K]>::shape_type>...>;
+    /// The outputs, in Roots' order, as the evaluators return them.
+    using outputs_type = decltype(outputs_of(std::make_index_sequence<Roots.size()>{}));
+};
+
+/// The fallback where the translation unit does not include <staticpy/cuda.hpp>: its tensors were
+/// put on the GPU elsewhere in the program, but this code cannot run them there.
+template <class Tag, class Nodes, class Inputs>
+typename Tag::outputs_type evaluate_on_cuda(const Tag&, const Nodes&, const Inputs&,
+                                            const Device& device) {
+    throw RuntimeError("staticpy: CUDA is not available here: a jit function's tensors are on " +
+                       device.str() +
+                       ", and its translation unit does not include <staticpy/cuda.hpp>");
+}
+
+/// The device of a call's tensors: the first one's (the CPU without any), after PyTorch's check
+/// that they all share it.
+template <class... T>
+Device device_of_inputs(const std::tuple<T...>& inputs) {
+    if constexpr (sizeof...(T) == 0) {
+        return Device{};
+    } else {
+        std::apply([](const auto&... t) { staticpy::detail::check_same_device(t...); }, inputs);
+        return std::get<0>(inputs).device();
+    }
+}
+
+} // namespace staticpy::graph
 
 namespace staticpy {
 
@@ -69,10 +109,17 @@ public:
         if (get_context() == PYNATIVE_MODE)
             return eager_t(f_(args...));
         graph::trace<F, Args...> t(f_, args...);
+        const Device device = graph::device_of_inputs(t.inputs);
         return t.template with_program<eager_t>(
             [&](auto tag, const auto& nodes) -> eager_t {
                 using numbered = typename decltype(tag)::type;
                 using P = typename numbered::prog;
+                if (device.is_cuda()) { // the evaluator of backend/cuda, by argument lookup
+                    auto outs = evaluate_on_cuda(
+                        graph::program_tag<P, decltype(t.inputs), numbered::roots>{}, nodes,
+                        t.inputs, device);
+                    return eager_t(graph::rebuild<0>(t.result, outs));
+                }
                 backend::cpu::evaluator<P, decltype(t.inputs), numbered::roots> ev(nodes, t.inputs);
                 ev.materialize_all();
                 auto outs = [&]<std::size_t... K>(std::index_sequence<K...>) {

@@ -2,21 +2,24 @@
 // STATICPY_CUDA_DRIVER_LIBRARY, set before any test runs): the paths a machine with a GPU takes
 // (the driver found and initialised, a device, its name and capability, the primary context,
 // device memory through the caching allocator, copies) and the errors on them (an invalid device
-// ordinal, out of memory, a driver error named in the driver's own words), and tensors on the
-// device: to("cuda") and back, views, copies, printing, the errors of host code and of mixed
-// devices.
+// ordinal, out of memory, a driver error named in the driver's own words), tensors on the device
+// (to("cuda") and back, views, copies, printing, the errors of host code and of mixed devices),
+// and graphs and eager ops run there: with the stand-in NVRTC (fake_nvrtc.cpp), each generated
+// kernel is compiled for the host and launched by the stand-in driver over its grid, and the
+// results are compared with the CPU backend's.
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
-#include <staticpy/backend/cuda/allocator.hpp>
-#include <staticpy/backend/cuda/device_memory.hpp>
-#include <staticpy/backend/cuda/driver.hpp>
-#include <staticpy/backend/cuda/stream.hpp>
-#include <staticpy/core/repr.hpp>
-#include <staticpy/tensor.hpp>
+#include <staticpy/cuda.hpp>
+#include <staticpy/staticpy.hpp>
 
 #include "../test_errors.hpp"
 
@@ -25,8 +28,12 @@ using namespace staticpy::literals;
 
 namespace {
 // Before main: the process's driver is loaded at its first use, from this variable.
+// The stand-in NVRTC compiles kernels for the host, where the stand-in driver runs them; no disk
+// cache (its entries would name libraries that are gone after the run).
 const bool fake_driver_selected =
-    ::setenv("STATICPY_CUDA_DRIVER_LIBRARY", STATICPY_TEST_FAKE_LIBCUDA, 1) == 0;
+    ::setenv("STATICPY_CUDA_DRIVER_LIBRARY", STATICPY_TEST_FAKE_LIBCUDA, 1) == 0 &&
+    ::setenv("STATICPY_NVRTC_LIBRARY", STATICPY_TEST_FAKE_NVRTC, 1) == 0 &&
+    ::setenv("STATICPY_KERNEL_CACHE_DIR", "", 1) == 0;
 
 /// Whether two host tensors have the same sizes and elements (torch.equal).
 template <class T, class S1, class S2>
@@ -185,7 +192,6 @@ TEST_CASE("fake driver: host code refuses device memory, mixed devices are PyTor
     CHECK(test_errors::error_of<RuntimeError>([&] { (void)d.data(); }) == on_device);
     CHECK(test_errors::error_of<RuntimeError>([&] { (void)d(0, 1); }) == on_device);
     CHECK(test_errors::error_of<RuntimeError>([&] { (void)d.sum(); }) == on_device);
-    CHECK(test_errors::error_of<RuntimeError>([&] { (void)(d * 2.0f); }) == on_device);
     const std::string mixed = "Expected all tensors to be on the same device, but found at "
                               "least two devices, cuda:0 and cpu!";
     CHECK(test_errors::error_of<RuntimeError>([&] { (void)(h + d); }) == mixed);
@@ -197,4 +203,116 @@ TEST_CASE("fake driver: host code refuses device memory, mixed devices are PyTor
     CHECK(test_errors::error_of<RuntimeError>([&] {
               (void)Tensor<float, dynamic_shape<1>>(dynamic_shape<1>(3), Device("cuda:3"));
           }) == "staticpy: CUDA error: invalid device ordinal 3 (1 device)");
+}
+
+namespace {
+
+template <class T, class S>
+std::vector<double> host_values(const Tensor<T, S>& t) {
+    const auto c = t.cpu().contiguous();
+    return std::vector<double>(c.data(), c.data() + c.numel());
+}
+
+/// got's elements within rtol of want's (NaN where want has NaN), same sizes.
+template <class T1, class S1, class T2, class S2>
+void require_close(const Tensor<T1, S1>& got, const Tensor<T2, S2>& want, double rtol = 1e-6) {
+    REQUIRE(got.sizes() == want.sizes());
+    const auto g = host_values(got), w = host_values(want);
+    for (std::size_t i = 0; i < g.size(); ++i) {
+        INFO("element " << i << ": " << g[i] << " against " << w[i]);
+        if (std::isnan(w[i]))
+            CHECK(std::isnan(g[i]));
+        else
+            CHECK(std::abs(g[i] - w[i]) <= rtol * std::abs(w[i]) + 1e-6);
+    }
+}
+
+} // namespace
+
+TEST_CASE("emulated device: a jit graph's fused kernels, contiguous, packed, broadcast, strided") {
+    Generator g(3);
+    const auto x = randn(3, 5, g), z = randn(3, 5, g);
+    const auto y = randn(5, g);
+    const auto dx = x.cuda(), dz = z.cuda();
+    const auto dy = y.cuda();
+    auto f = jit([](auto a, auto b) { return sigmoid(a * b + 1.5f) - exp(b); });
+    const auto broadcast = f(dx, dy); // strided: b broadcasts over rows
+    CHECK(broadcast.is_cuda());
+    require_close(broadcast, f(x, y));
+    require_close(f(dx, dz), f(x, z));                         // contiguous, 15 floats: 3 packs + 3
+    require_close(f(dx.t(), dz.t()), f(x.t(), z.t()));         // transposed operands
+    require_close(f(dx.slice(1_c, 1, 5), dz.slice(1_c, 0, 4)), // unaligned: no packs
+                  f(x.slice(1_c, 1, 5), z.slice(1_c, 0, 4)));
+    // Several outputs, a run-time float, an int tensor converted.
+    auto h = jit([](auto a, auto n, auto s) {
+        return std::tuple{a * s, a + n, (a > 0) == (n > 1)};
+    });
+    const auto n = arange<int>(15).reshape(3_c, 5_c);
+    const auto [p, q, r] = h(dx, n.cuda(), 0.5f);
+    const auto [hp, hq, hr] = h(x, n, 0.5f);
+    require_close(p, hp);
+    require_close(q, hq);
+    CHECK(host_values(r) == host_values(hr));
+    CHECK(r.is_cuda());
+}
+
+TEST_CASE("emulated device: reductions in both forms, split over blocks, finished on the device") {
+    Generator g(5);
+    const auto x = randn(3, 50, g);
+    const auto wide = randn(4, 1000, g);
+    const auto big = randn(3000, g);
+    auto sum_sq = jit([](auto a) { return sum(a * a + 0.25f, 1); });
+    require_close(sum_sq(x.cuda()), sum_sq(x));       // a thread per output, contiguous
+    require_close(sum_sq(wide.cuda()), sum_sq(wide)); // a block per output
+    auto total = jit([](auto a) { return a.sum(); });
+    require_close(total(big.cuda()), total(big)); // split over blocks, then the partials folded
+    auto mean0 = jit([](auto a) { return mean(a, 0, True); });
+    require_close(mean0(x.cuda()), mean0(x)); // the first dim: strided, keepdim, mean's division
+    require_close(mean0(wide.t().cuda()), mean0(wide.t()));
+    auto mx = jit([](auto a) { return amax(exp(a), 1); });
+    auto with_nan = x.clone();
+    with_nan(1, 7) = std::numeric_limits<float>::quiet_NaN();
+    require_close(mx(with_nan.cuda()), mx(with_nan));
+    CHECK(std::isnan(host_values(mx(with_nan.cuda()))[1]));
+    auto isum = jit([](auto a) { return sum(a, 0); });
+    const auto ints = arange<int>(12).reshape(3_c, 4_c);
+    const auto s = isum(ints.cuda());
+    STATIC_REQUIRE(std::is_same_v<decltype(s)::value_type, std::int64_t>);
+    CHECK(host_values(s) == host_values(isum(ints)));
+    auto empty_mean = jit([](auto a) { return a.mean(); });
+    CHECK(std::isnan(host_values(empty_mean(zeros<float>(0).cuda()))[0]));
+}
+
+TEST_CASE("emulated device: eager ops on device tensors run as one-node programs, compiled once") {
+    Generator g(9);
+    const auto x = randn(4, 6, g);
+    const auto b = randn(6, g);
+    const auto dx = x.cuda();
+    const auto db = b.cuda();
+    const auto y = relu(dx * 2.0f + db);
+    CHECK(y.is_cuda());
+    require_close(y, relu(x * 2.0f + b));
+    const std::size_t compiles = cuda::detail::kernel_registry::process().compiles();
+    const auto again = relu(dx * 2.0f + db); // the same kernels, from the in-memory cache
+    CHECK(cuda::detail::kernel_registry::process().compiles() == compiles);
+    require_close(again, y);
+    require_close(where(dx > 0, dx, db), where(x > 0, x, b));
+}
+
+TEST_CASE("emulated device: what does not run there yet says so, mixed devices are refused") {
+    const auto a = ones<float>(2_c, 3_c);
+    const auto w = ones<float>(3_c, 2_c);
+    auto mm = jit([](auto p, auto q) { return matmul(p, q) + 1.0f; });
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)mm(a.cuda(), w.cuda()); }) ==
+          "staticpy: matmul has no CUDA kernel yet: a graph with one runs on the CPU only (copy "
+          "its tensors with .cpu())");
+    auto add = jit([](auto p, auto q) { return p + q; });
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)add(a.cuda(), a); }) ==
+          "Expected all tensors to be on the same device, but found at least two devices, cuda:0 "
+          "and cpu!");
+    const auto captured = ones<float>(2_c, 3_c);
+    auto with_capture = jit([&](auto p) { return p + captured; });
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)with_capture(a.cuda()); }) ==
+          "Expected all tensors to be on the same device, but found at least two devices, cuda:0 "
+          "and cpu!");
 }

@@ -1,8 +1,11 @@
 // A stand-in for the CUDA driver (libcuda.so.1) with one "device" whose memory is host memory:
 // what the tests of the CUDA backend's host side load (through STATICPY_CUDA_DRIVER_LIBRARY) to
 // take the paths a machine with a GPU takes: the driver found and initialised, a device present,
-// contexts, device and pinned allocations, copies, streams and events. It cannot run kernels:
-// cuModuleLoadData refuses every image (CUDA_ERROR_INVALID_IMAGE).
+// contexts, device and pinned allocations, copies, streams and events. It runs the kernels the
+// stand-in NVRTC (fake_nvrtc.cpp) makes: their "PTX" names a shared library of the kernel source
+// compiled for the host with the emulation layer (cuda_host_emulation.hpp), which cuModuleLoadData
+// opens and cuLaunchKernel calls over the grid. Any other image is refused
+// (CUDA_ERROR_INVALID_IMAGE).
 //
 // Each entry point has the driver's ABI and, for UBSan's check of calls through function pointers,
 // the very types staticpy declares (cuda.h's: opaque handle structs in the global namespace).
@@ -12,6 +15,9 @@
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <string>
+
+#include <dlfcn.h>
 
 struct CUctx_st;
 struct CUmod_st;
@@ -74,6 +80,12 @@ int cuDeviceGetAttribute(int* v, int attribute, int dev) {
     if (dev != 0)
         return invalid_device;
     switch (attribute) {
+    case 1:
+        *v = 64;
+        return success; // max threads per block: small blocks keep the emulation quick
+    case 39:
+        *v = 128;
+        return success; // max threads per multiprocessor: two blocks each
     case 16:
         *v = 4;
         return success; // multiprocessors
@@ -110,18 +122,44 @@ int cuCtxSetCurrent(CUctx_st*) {
 int cuCtxSynchronize() {
     return success;
 }
-int cuModuleLoadData(CUmod_st**, const void*) {
-    return invalid_image;
-}
-int cuModuleUnload(CUmod_st*) {
+int cuModuleLoadData(CUmod_st** module, const void* image) {
+    static const std::string prefix = "//staticpy-emulation ";
+    const std::string text(static_cast<const char*>(image));
+    if (text.compare(0, prefix.size(), prefix) != 0)
+        return invalid_image;
+    std::string path = text.substr(prefix.size());
+    while (!path.empty() && (path.back() == '\n' || path.back() == '\0'))
+        path.pop_back();
+    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr)
+        return invalid_image;
+    *module = reinterpret_cast<CUmod_st*>(handle);
     return success;
 }
-int cuModuleGetFunction(CUfunc_st**, CUmod_st*, const char*) {
-    return invalid_value;
+int cuModuleUnload(CUmod_st* module) {
+    if (module != nullptr)
+        ::dlclose(reinterpret_cast<void*>(module));
+    return success;
 }
-int cuLaunchKernel(CUfunc_st*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                   CUstream_st*, void**, void**) {
-    return invalid_value;
+int cuModuleGetFunction(CUfunc_st** f, CUmod_st* module, const char* name) {
+    void* entry =
+        ::dlsym(reinterpret_cast<void*>(module), (std::string("emulate_") + name).c_str());
+    if (entry == nullptr)
+        return 500; // CUDA_ERROR_NOT_FOUND
+    *f = reinterpret_cast<CUfunc_st*>(entry);
+    return success;
+}
+/// Runs the kernel's emulation over the grid (x by y blocks of block_x threads) before returning:
+/// every launch is synchronous here.
+int cuLaunchKernel(CUfunc_st* f, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                   unsigned block_x, unsigned block_y, unsigned block_z, unsigned, CUstream_st*,
+                   void** params, void**) {
+    if (grid_z != 1 || block_y != 1 || block_z != 1 || grid_x == 0 || grid_y == 0 || block_x == 0 ||
+        block_x > 1024)
+        return invalid_value;
+    using entry = void(unsigned, unsigned, unsigned, void**);
+    reinterpret_cast<entry*>(reinterpret_cast<void*>(f))(grid_x, grid_y, block_x, params);
+    return success;
 }
 int cuMemAlloc_v2(unsigned long long* p, std::size_t bytes) {
     std::lock_guard lock(mutex);

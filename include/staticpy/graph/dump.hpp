@@ -354,16 +354,21 @@ struct kernel_parts {
     std::string out_type;  // the stored type, or the reduction's accumulator type
     std::string combine;   // the statement that takes `value` into out[o_out]
     bool reduces = false;
+    std::string result_type; // a reduction: its result's element type
+    std::string finish;      // a reduction: its result from `acc` and `count` (cpp_finish)
 };
 
 namespace detail {
 
-/// The accumulator type and combine statement of a reduce slot Q (a store: "out[o_out] = value;").
+/// The accumulator type, combine statement, result type and finish of a reduce slot Q.
 template <class Prog, class Root, std::size_t Q>
-void reduction_text(std::string& acc_t, std::string& combine) {
-    using reduction = typename Prog::template node_at<Q>::reduction;
-    acc_t = fn::cpp_type_name<typename reduction::template accumulator<Root>>;
-    combine = reduction::cpp_combine;
+void reduction_text(kernel_parts& parts) {
+    using node = typename Prog::template node_at<Q>;
+    using reduction = typename node::reduction;
+    parts.out_type = fn::cpp_type_name<typename reduction::template accumulator<Root>>;
+    parts.combine = reduction::cpp_combine;
+    parts.result_type = fn::cpp_type_name<typename node::value_type>;
+    parts.finish = reduction::cpp_finish;
 }
 
 /// Region R's slot S: a parameter where it is a leaf or a run-time scalar, a statement where it is
@@ -402,7 +407,7 @@ kernel_parts region_kernel_parts(std::size_t reduction, const node_pointers_t<Pr
     [&]<std::size_t... Q>(std::index_sequence<Q...>) {
         ((Q == reduction ? [&] {
             if constexpr (Prog::template node_at<Q>::kind == node_kind::reduce) {
-                detail::reduction_text<Prog, root_t, Q>(parts.out_type, parts.combine);
+                detail::reduction_text<Prog, root_t, Q>(parts);
                 parts.reduces = true;
             }
         }()

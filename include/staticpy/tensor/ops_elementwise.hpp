@@ -295,6 +295,39 @@ auto elementwise_impl(std::index_sequence<I...>, elementwise_result_t<F, Args...
     return out;
 }
 
+/// An eager elementwise op F as a value: what selects the CUDA backend's evaluation of it, by
+/// argument-dependent lookup (backend/cuda/evaluate.hpp declares elementwise_on_cuda for it here),
+/// where the tensors are on a GPU.
+template <class F>
+struct eager_elementwise_tag {
+    template <class... Args>
+    using result = elementwise_result_t<F, Args...>;
+};
+
+/// The fallback where the translation unit does not include <staticpy/cuda.hpp>.
+template <class Tag, class... Args>
+typename Tag::template result<Args...> elementwise_on_cuda(Tag, const Args&...) {
+    throw RuntimeError("staticpy: CUDA is not available here: an op's tensors are on the GPU, and "
+                       "its translation unit does not include <staticpy/cuda.hpp>");
+}
+
+/// The device of the first tensor among the arguments (the CPU without any).
+template <class... X>
+Device first_tensor_device(const X&... xs) {
+    Device d;
+    bool found = false;
+    (
+        [&] {
+            if constexpr (is_tensor_v<std::remove_cvref_t<X>>)
+                if (!found) {
+                    d = xs.device();
+                    found = true;
+                }
+        }(),
+        ...);
+    return d;
+}
+
 /// The first argument that may lend its memory to the result (see lends_storage_v), or null.
 template <class Out, class... Args>
 Out* storage_lender(Args&&... args) {
@@ -332,6 +365,9 @@ auto elementwise(Args&&... args) {
     } else {
         detail::check_same_device(args...);
         using out_t = detail::elementwise_result_t<F, std::remove_cvref_t<Args>...>;
+        if (detail::first_tensor_device(args...).is_cuda())
+            return out_t(
+                elementwise_on_cuda(detail::eager_elementwise_tag<F>{}, std::as_const(args)...));
         return detail::elementwise_impl<F, std::remove_cvref_t<Args>...>(
             std::index_sequence_for<Args...>{},
             detail::storage_lender<out_t, Args...>(std::forward<Args>(args)...),

@@ -88,6 +88,9 @@ struct reduction_defaults {
     static constexpr Out finish(A acc, std::int64_t) {
         return static_cast<Out>(acc);
     }
+    /// finish as C++ source: an expression of the accumulator `acc` and `count` (long long), of
+    /// result type OUT (a generated kernel's finishing step).
+    static constexpr const char* cpp_finish = "static_cast<OUT>(acc)";
 };
 
 /// sum and prod: integers and bool give int64, accumulated in PyTorch's accumulate type.
@@ -137,6 +140,8 @@ struct extremum_reduction : reduction_defaults {
 ///   check_dtype<T>()  a compile error for a dtype PyTorch refuses, with its text;
 ///   check_input(sizes, mask, full)  the run-time error for an input PyTorch refuses;
 ///   cpp_combine   the fold step as C++ source over `out[o_out]` and `value` (graph::cpp_text);
+///   cpp_finish    finish as a C++ expression of `acc` and `count`, of type OUT (the CUDA
+///                 backend's finishing kernel);
 ///   vjp<Keep>(g, y, x, dim)  its derivative: x's gradient from the cotangent g of the result y of
 ///                 reducing x over dim (detail::all_dims: every dim) with keepdim Keep, written
 ///                 in the ops (see functors.hpp), so eager, traced and recorded values all run it.
@@ -211,6 +216,9 @@ struct mean : sum {
             return std::numeric_limits<Out>::quiet_NaN();
         return static_cast<Out>(static_cast<double>(acc) / static_cast<double>(count));
     }
+    // 0.0 / 0.0 is NaN: the empty mean, as above.
+    static constexpr const char* cpp_finish =
+        "static_cast<OUT>(static_cast<double>(acc) / static_cast<double>(count))";
     template <bool Keep, class G, class Y, class X, class Dim>
     static auto vjp(const G& g, const Y& y, const X& x, const Dim& dim) {
         return fn::unreduce<Keep>(g, x, dim) / fn::count_ratio<typename X::value_type>(x, y);

@@ -128,9 +128,9 @@ inline std::string indent(const std::string& lines, const std::string& by) {
     return s;
 }
 
-/// The source of one kernel, named `name`, for `layout`.
-inline std::string cuda_kernel_source(const std::string& name, const graph::kernel_parts& parts,
-                                      const cuda_layout& layout) {
+/// The source of one kernel's loop, named `name`, for `layout` (see cuda_kernel_source).
+inline std::string cuda_loop_source(const std::string& name, const graph::kernel_parts& parts,
+                                    const cuda_layout& layout) {
     const bool strided = !layout.contiguous;
     const bool block = parts.reduces && layout.block_reduce;
     const int rank = layout.rank < 1 ? 1 : layout.rank;
@@ -289,7 +289,34 @@ inline std::string cuda_kernel_source(const std::string& name, const graph::kern
     partial_parts.out_type = acc_t;
     partial_parts.combine = parts.combine;
     partial_parts.reduces = true;
-    s += cuda_kernel_source(name + "_partials", partial_parts, cuda_layout{.contiguous = true});
+    s += cuda_loop_source(name + "_partials", partial_parts, cuda_layout{.contiguous = true});
+    return s;
+}
+
+/// The source of kernel `name` for `layout`: its loop, and for a reduction the two kernels around
+/// it: <name>_fill sets the accumulators to the identity (the launcher passes it), and
+/// <name>_finish turns each accumulator of `count` values into the result (mean's division, the
+/// conversion of a double sum to float).
+inline std::string cuda_kernel_source(const std::string& name, const graph::kernel_parts& parts,
+                                      const cuda_layout& layout) {
+    std::string s = cuda_loop_source(name, parts, layout);
+    if (!parts.reduces || parts.finish.empty())
+        return s;
+    const std::string& acc_t = parts.out_type;
+    s += "extern \"C\" __global__ void " + name + "_fill(long long n, " + acc_t + "* out, " +
+         acc_t +
+         " value) {\n"
+         "    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;\n"
+         "         i += (long long)gridDim.x * blockDim.x)\n"
+         "        out[i] = value;\n}\n\n";
+    s += "extern \"C\" __global__ void " + name + "_finish(long long n, long long count, const " +
+         acc_t + "* accs, " + parts.result_type +
+         "* out) {\n"
+         "    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;\n"
+         "         i += (long long)gridDim.x * blockDim.x) {\n"
+         "        const " +
+         acc_t + " acc = accs[i];\n        out[i] = " +
+         replace_all(parts.finish, "OUT", parts.result_type) + ";\n    }\n}\n\n";
     return s;
 }
 

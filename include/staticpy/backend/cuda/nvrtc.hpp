@@ -21,10 +21,13 @@
 #include "staticpy/core/error.hpp"
 #include <unistd.h>
 
+// NVRTC's opaque program type, declared where nvrtc.h declares it (the global namespace).
+struct _nvrtcProgram;
+
 namespace staticpy::cuda::detail {
 
 using nvrtcResult = int;
-using nvrtcProgram = struct _nvrtcProgram*;
+using nvrtcProgram = ::_nvrtcProgram*;
 inline constexpr nvrtcResult NVRTC_SUCCESS = 0;
 
 struct nvrtc_api {

@@ -1,0 +1,631 @@
+#pragma once
+// The CUDA evaluator of a graph program (graph/program.hpp): the CPU evaluator's walk
+// (backend/cpu/evaluate.hpp) with each fused kernel generated as CUDA (codegen.hpp), compiled once
+// and launched on the device of the program's tensors.
+//
+//   device_evaluator<Prog, Args, roots> ev{nodes, args};  ev.materialize_all();  ev.value<R>()
+//
+// Each kernel is specialised for how its operands lie in memory (cuda_layout), chosen here from
+// their sizes and strides at run time:
+//   store       contiguous when every operand walks the output's elements in order (no
+//               broadcast, no transpose), packed (vector_width elements an access) when besides
+//               every pointer is aligned to the pack; strided otherwise, rank baked in;
+//   reduction   the kept dims first, the reduced ones after (the operands' strides permuted to
+//               match); contiguous when the reduced dims are the trailing ones of contiguous
+//               operands; a block per output with shuffles where there are few outputs of many
+//               elements (split over gridDim.y blocks, then folded, where fewer outputs than
+//               multiprocessors would leave most of the device idle), a thread per output
+//               otherwise; the accumulators filled with the identity first and finished after
+//               (mean's division, a double sum's conversion), by kernels of the same source.
+// Compiled kernels are kept for the process, keyed by the program's type, the kernel's index and
+// its layout (the in-memory cache in front of the disk cache of compile.hpp), per device.
+//
+// Not on the device yet: matmul and the opaque ops (softmax, convolution, ...): a program with one
+// throws a RuntimeError naming it; the CPU runs it.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <typeindex>
+#include <utility>
+#include <vector>
+
+#include "staticpy/backend/cpu/evaluate.hpp"
+#include "staticpy/backend/cuda/codegen.hpp"
+#include "staticpy/backend/cuda/compile.hpp"
+#include "staticpy/backend/cuda/device_memory.hpp"
+#include "staticpy/backend/cuda/driver.hpp"
+#include "staticpy/backend/cuda/launch.hpp"
+#include "staticpy/backend/cuda/stream.hpp"
+#include "staticpy/graph/dump.hpp"
+#include "staticpy/jit.hpp"
+#include "staticpy/kernels/elementwise.hpp"
+#include "staticpy/kernels/reduce.hpp"
+#include "staticpy/tensor/ops.hpp"
+
+namespace staticpy::cuda::detail {
+
+/// What the launcher needs of a device: its threads per block and how many blocks fill it.
+struct device_shape {
+    unsigned block = 256;  // threads per block staticpy launches
+    unsigned max_grid = 1; // blocks that keep every multiprocessor full
+    unsigned multiprocessors = 1;
+};
+
+inline device_shape shape_of_device(int ordinal) {
+    static std::mutex mutex;
+    static std::map<int, device_shape> known;
+    std::lock_guard lock(mutex);
+    if (const auto it = known.find(ordinal); it != known.end())
+        return it->second;
+    const CUdevice d = device_handle(ordinal);
+    auto attribute = [&](int which, int fallback) {
+        int v = 0;
+        check(driver().cuDeviceGetAttribute(&v, which, d), "cuDeviceGetAttribute");
+        return v > 0 ? v : fallback;
+    };
+    device_shape s;
+    const int max_block = attribute(1, 1024);                    // MAX_THREADS_PER_BLOCK
+    s.multiprocessors = static_cast<unsigned>(attribute(16, 1)); // MULTIPROCESSOR_COUNT
+    const int per_sm = attribute(39, 2048);                      // MAX_THREADS_PER_MULTIPROCESSOR
+    s.block = static_cast<unsigned>(std::min(256, max_block));
+    s.max_grid = s.multiprocessors * std::max(1u, static_cast<unsigned>(per_sm) / s.block);
+    known.emplace(ordinal, s);
+    return s;
+}
+
+/// Blocks for `work` items, one per thread, at most a device's worth (grid-stride loops do the
+/// rest); at least one.
+inline unsigned grid_for(long long work, const device_shape& dev) {
+    const long long blocks = (work + dev.block - 1) / dev.block;
+    return static_cast<unsigned>(std::clamp<long long>(blocks, 1, dev.max_grid));
+}
+
+/// The identity of a compiled kernel: its program's type, its index there, its layout, the
+/// device (each has its own modules).
+struct kernel_key {
+    std::type_index program;
+    std::size_t kernel;
+    cuda_layout layout;
+    int device;
+    friend bool operator<(const kernel_key& a, const kernel_key& b) {
+        auto tie = [](const kernel_key& k) {
+            return std::tuple(k.program, k.kernel, k.layout.contiguous, k.layout.rank,
+                              k.layout.reduced_rank, k.layout.block_reduce, k.layout.vector_width,
+                              k.device);
+        };
+        return tie(a) < tie(b);
+    }
+};
+
+/// A compiled kernel's module (it holds the kernel and its fill, finish and partials kernels).
+class compiled_kernels {
+public:
+    compiled_kernels(const std::string& image, int device) : module_(image, device) {}
+    CUfunction function(const std::string& name) {
+        std::lock_guard lock(mutex_);
+        auto& f = functions_[name];
+        if (f == nullptr)
+            f = module_.function(name);
+        return f;
+    }
+
+private:
+    module module_;
+    std::mutex mutex_;
+    std::map<std::string, CUfunction> functions_;
+};
+
+/// The process's compiled kernels, by kernel_key: each source is generated and compiled (through
+/// the disk cache) the first time its key is asked for. Kept until exit, as the driver.
+class kernel_registry {
+public:
+    static kernel_registry& process() {
+        static kernel_registry* const registry = new kernel_registry;
+        return *registry;
+    }
+    /// The module of `key`, made from make_source() where there is none yet.
+    template <class MakeSource>
+    compiled_kernels& get(const kernel_key& key, MakeSource&& make_source) {
+        std::lock_guard lock(mutex_);
+        auto& slot = modules_[key];
+        if (!slot) {
+            const auto [major, minor] = get_device_capability(key.device);
+            const std::string arch = "compute_" + std::to_string(major * 10 + minor);
+            ++compiles_;
+            slot = std::make_unique<compiled_kernels>(
+                compile_kernels(std::string(cuda_prelude) + make_source(), arch), key.device);
+        }
+        return *slot;
+    }
+    /// How many kernel sources this process has compiled (or taken from the disk cache).
+    [[nodiscard]] std::size_t compiles() const {
+        std::lock_guard lock(mutex_);
+        return compiles_;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::map<kernel_key, std::unique_ptr<compiled_kernels>> modules_;
+    std::size_t compiles_ = 0;
+};
+
+/// Queues f on the legacy default stream, where the copies of device_memory.hpp go too.
+inline void launch_default(CUfunction f, unsigned grid_x, unsigned grid_y, unsigned block,
+                           kernel_arguments& args) {
+    check(driver().cuLaunchKernel(f, grid_x, grid_y, 1, block, 1, 1, 0, nullptr, args.pointers(),
+                                  nullptr),
+          "cuLaunchKernel");
+}
+
+/// The error for a node the device cannot run yet.
+[[noreturn]] inline void throw_not_on_device(const char* what) {
+    throw RuntimeError(std::string("staticpy: ") + what +
+                       " has no CUDA kernel yet: a graph with one runs on the CPU only (copy its "
+                       "tensors with .cpu())");
+}
+
+/// Evaluates program Prog, whose outputs are the slots Roots, with the node objects `nodes` and
+/// the jit arguments `args` (a tuple of Tensors on one CUDA device, input<I> being element I).
+template <class Prog, class Args, auto Roots>
+class device_evaluator {
+public:
+    static constexpr std::size_t N = Prog::size;
+    static constexpr auto plan = graph::kernel_plan<Prog, Roots.size()>::kernels(Roots);
+    using results_t = typename backend::cpu::detail::results_of<
+        Prog, std::make_index_sequence<backend::cpu::detail::kept_slots<Prog>::count>>::type;
+
+    device_evaluator(const graph::node_pointers_t<Prog>& nodes, const Args& args, Device device)
+        : nodes_(nodes), args_(args), device_(device), shape_(shape_of_device(device.index())) {
+        check_supported();
+        make_current(device.index());
+    }
+
+    /// Materializes every materialized slot (and stored fused value), in order.
+    void materialize_all() {
+        [&]<std::size_t... S>(std::index_sequence<S...>) {
+            (materialize<S>(), ...);
+        }
+        (std::make_index_sequence<N>{});
+    }
+
+    /// The value of slot S: its tensor when stored, else computed now into a new one.
+    template <std::size_t S>
+    auto value() {
+        if constexpr (Prog::stored[S]) {
+            return tensor<S>();
+        } else {
+            using node = typename Prog::template node_at<S>;
+            Tensor<typename node::value_type, typename node::shape_type> out(shape_of<S>(),
+                                                                             device_);
+            store<S>(out);
+            return out;
+        }
+    }
+
+private:
+    const graph::node_pointers_t<Prog>& nodes_;
+    const Args& args_;
+    Device device_;
+    device_shape shape_;
+    results_t results_{};
+
+    template <std::size_t S>
+    using node_t = typename Prog::template node_at<S>;
+
+    static void check_supported() {
+        [&]<std::size_t... S>(std::index_sequence<S...>) {
+            (
+                [&] {
+                    if constexpr (node_t<S>::kind == graph::node_kind::matmul)
+                        throw_not_on_device("matmul");
+                    else if constexpr (node_t<S>::kind == graph::node_kind::opaque) {
+                        using op = typename node_t<S>::op_type;
+                        if constexpr (requires { op::name; })
+                            throw_not_on_device(op::name);
+                        else
+                            throw_not_on_device("this op");
+                    }
+                }(),
+                ...);
+        }
+        (std::make_index_sequence<N>{});
+    }
+
+    template <std::size_t S>
+    auto& result() {
+        return indexed::get<backend::cpu::detail::kept_slots<Prog>::index[S]>(results_);
+    }
+
+    template <std::size_t S>
+    const auto& node() const {
+        return graph::node_of<Prog, S>(nodes_);
+    }
+
+    /// The tensor of stored slot S: the argument itself for an input.
+    template <std::size_t S>
+    const auto& tensor() {
+        if constexpr (node_t<S>::kind == graph::node_kind::input)
+            return std::get<node_t<S>::index>(args_);
+        else
+            return result<S>();
+    }
+
+    /// The run-time shape of slot S (stored slots: their tensor's, computed before any reader).
+    template <std::size_t S>
+    auto shape_of() {
+        using shape_t = typename node_t<S>::shape_type;
+        if constexpr (Prog::stored[S]) {
+            return shape_t(tensor<S>().shape());
+        } else if constexpr (graph::is_number_node_v<node_t<S>>) {
+            return shape_t{};
+        } else {
+            constexpr auto ops = Prog::template instr_at<S>::operands;
+            return [&]<std::size_t... I>(std::index_sequence<I...>) {
+                return shape_t(broadcast_shapes(shape_of<ops[I]>()...));
+            }
+            (std::make_index_sequence<ops.size()>{});
+        }
+    }
+
+    template <std::size_t S>
+    void materialize() {
+        if constexpr (node_t<S>::kind == graph::node_kind::captured) {
+            const auto& t = node<S>().tensor;
+            if (t.device() != device_)
+                staticpy::detail::throw_device_mismatch(device_, t.device());
+            result<S>() = t;
+        } else if constexpr (node_t<S>::kind == graph::node_kind::reduce) {
+            result<S>() = reduce<S, Prog::template instr_at<S>::operands[0]>();
+        } else if constexpr (Prog::kept_fused(S)) {
+            Tensor<typename node_t<S>::value_type, typename node_t<S>::shape_type> out(
+                shape_of<S>(), device_);
+            store<S>(out);
+            result<S>() = out;
+        }
+    }
+
+    /// Index of the plan's kernel that evaluates region `root` into `reduction` (N: a store).
+    static constexpr std::size_t kernel_index(std::size_t root, std::size_t reduction) {
+        for (std::size_t k = 0; k < plan.second; ++k)
+            if (plan.first[k].root == root && plan.first[k].reduction == reduction)
+                return k;
+        return plan.second;
+    }
+
+    /// The compiled module of kernel K of the plan (root Root) for `layout`.
+    template <std::size_t K, std::size_t Root, std::size_t Reduction>
+    compiled_kernels& kernels_for(const cuda_layout& layout) {
+        return kernel_registry::process().get(
+            kernel_key{std::type_index(typeid(Prog)), K, layout, device_.index()}, [&] {
+                return cuda_kernel_source(graph::tag("kernel_", K),
+                                          graph::region_kernel_parts<Prog, Root>(Reduction, nodes_),
+                                          layout);
+            });
+    }
+
+    template <std::size_t Root>
+    using region_t = graph::region<Prog, Root>;
+
+    /// Calls f(integral_constant<S>) for each member of region Root that is a kernel parameter
+    /// (a leaf read from memory, or a run-time scalar), in slot order: the kernel's parameters.
+    template <std::size_t Root, class F>
+    static void for_each_parameter(F&& f) {
+        [&]<std::size_t... J>(std::index_sequence<J...>) {
+            (
+                [&] {
+                    constexpr std::size_t S = region_t<Root>::members[J];
+                    if constexpr (region_t<Root>::is_leaf(S) ||
+                                  node_t<S>::kind == graph::node_kind::scalar)
+                        f(std::integral_constant<std::size_t, S>{});
+                }(),
+                ...);
+        }
+        (std::make_index_sequence<region_t<Root>::member_count>{});
+    }
+
+    /// Each leaf tensor's pointer and strides over the iteration space `sizes` (0 where it
+    /// broadcasts), in parameter order.
+    template <std::size_t Root, std::size_t R>
+    auto leaf_strides(const std::array<std::int64_t, R>& sizes) {
+        std::vector<std::pair<const void*, std::array<std::int64_t, R>>> leaves;
+        for_each_parameter<Root>([&](auto slot) {
+            if constexpr (region_t<Root>::is_leaf(slot())) {
+                const auto& t = tensor<slot()>();
+                if (t.device() != device_)
+                    staticpy::detail::throw_device_mismatch(device_, t.device());
+                leaves.emplace_back(t.data_ptr(),
+                                    kernels::broadcast_strides(t.sizes(), t.strides(), sizes));
+            }
+        });
+        return leaves;
+    }
+
+    /// The kernel's parameters after its sizes: each leaf's pointer (and strides, where strided)
+    /// and each scalar's value, in slot order.
+    template <std::size_t Root, class Leaves, class Order>
+    void add_parameters(kernel_arguments& a, const Leaves& leaves, bool strided,
+                        const Order& order) {
+        std::size_t l = 0;
+        for_each_parameter<Root>([&](auto slot) {
+            if constexpr (region_t<Root>::is_leaf(slot())) {
+                a.add(leaves[l].first);
+                if (strided) {
+                    std::vector<long long> s;
+                    for (std::size_t d : order)
+                        s.push_back(leaves[l].second[d]);
+                    a.add_dims(s);
+                }
+                ++l;
+            } else {
+                a.add(node<slot()>().value);
+            }
+        });
+    }
+
+    /// Computes fused slot Root into `out` (its shape, contiguous, on this device).
+    template <std::size_t Root, class Out>
+    void store(Out& out) {
+        constexpr std::size_t K = kernel_index(Root, N);
+        static_assert(K < plan.second, "staticpy: internal error: a store without a kernel");
+        const long long numel = out.numel();
+        if (numel == 0)
+            return;
+        constexpr std::size_t rank = Out::rank;
+        std::array<std::int64_t, rank> sizes{};
+        std::copy(out.sizes().begin(), out.sizes().end(), sizes.begin());
+        const auto leaves = leaf_strides<Root>(sizes);
+        const auto dense = staticpy::detail::contiguous_strides(sizes);
+        bool contiguous = true; // size-1 dims' strides do not matter
+        for (const auto& leaf : leaves)
+            for (std::size_t d = 0; d < rank; ++d)
+                contiguous = contiguous && (sizes[d] == 1 || leaf.second[d] == dense[d]);
+        cuda_layout layout;
+        layout.contiguous = contiguous;
+        layout.rank = std::max<int>(1, static_cast<int>(rank));
+        if (contiguous) {
+            // Packs of 16 bytes of the output (4 floats, 2 doubles), where every operand's
+            // pointer is aligned to its pack.
+            using T = typename Out::value_type;
+            const int width = static_cast<int>(std::clamp<std::size_t>(16 / sizeof(T), 1, 4));
+            bool aligned = width > 1 && numel >= width;
+            std::size_t l = 0;
+            for_each_parameter<Root>([&](auto slot) {
+                if constexpr (region_t<Root>::is_leaf(slot())) {
+                    using L = typename node_t<slot()>::value_type;
+                    aligned = aligned && reinterpret_cast<std::uintptr_t>(leaves[l].first) %
+                                                 (sizeof(L) * width) ==
+                                             0;
+                    ++l;
+                }
+            });
+            aligned = aligned &&
+                      reinterpret_cast<std::uintptr_t>(out.data_ptr()) % (sizeof(T) * width) == 0;
+            layout = cuda_layout{.contiguous = true, .vector_width = aligned ? width : 1};
+        }
+        compiled_kernels& ks = kernels_for<K, Root, N>(layout);
+        kernel_arguments a;
+        a.add<long long>(numel);
+        std::array<std::size_t, rank == 0 ? 1 : rank> order{};
+        for (std::size_t d = 0; d < rank; ++d)
+            order[d] = d;
+        if (!contiguous)
+            a.add_dims(sizes);
+        add_parameters<Root>(a, leaves, !contiguous, std::span(order.data(), rank));
+        a.add(static_cast<void*>(out.data_ptr()));
+        if (!contiguous)
+            a.add_dims(out.strides());
+        const long long work = layout.vector_width > 1 ? numel / layout.vector_width : numel;
+        launch_default(ks.function(graph::tag("kernel_", K)), grid_for(work, shape_), 1,
+                       shape_.block, a);
+    }
+
+    /// Reduce slot Q over its operand, region Operand.
+    template <std::size_t Q, std::size_t Operand>
+    auto reduce() {
+        using node = node_t<Q>;
+        using Reduction = typename node::reduction;
+        using out_shape_t = typename node::shape_type;
+        using V = typename node::value_type;
+        using A = typename Reduction::template accumulator<typename node_t<Operand>::value_type>;
+        constexpr std::size_t K = kernel_index(Operand, Q);
+
+        const auto in_shape = shape_of<Operand>();
+        constexpr std::size_t R = decltype(in_shape)::rank;
+        std::array<std::int64_t, R> in_sizes{};
+        std::copy(in_shape.sizes().begin(), in_shape.sizes().end(), in_sizes.begin());
+        const auto mask = node::plan::mask(node_of_q<Q>().dim);
+        Reduction::check_input(in_sizes, mask,
+                               std::is_same_v<typename node::dim_type, graph::all_dims>);
+        Tensor<V, out_shape_t> out(out_shape_t(staticpy::detail::reduced_sizes<out_shape_t::rank>(
+                                       in_sizes, mask, node::keepdim)),
+                                   device_);
+        const long long outputs = out.numel();
+        if (outputs == 0)
+            return out;
+
+        // The iteration space: the kept dims (at least one: a full reduction keeps a dim of 1),
+        // then the reduced ones.
+        std::vector<std::size_t> order;
+        std::vector<long long> sizes;
+        long long count = 1;
+        for (std::size_t d = 0; d < R; ++d)
+            if (!mask[d]) {
+                order.push_back(d);
+                sizes.push_back(in_sizes[d]);
+            }
+        const int kept = static_cast<int>(order.size());
+        bool trailing = true; // the reduced dims come after every kept one
+        for (std::size_t d = 0; d < R; ++d)
+            if (mask[d]) {
+                order.push_back(d);
+                sizes.push_back(in_sizes[d]);
+                count *= in_sizes[d];
+            } else if (d > 0 && mask[d - 1]) {
+                trailing = false;
+            }
+        const auto leaves = leaf_strides<Operand>(in_sizes);
+        const auto dense = staticpy::detail::contiguous_strides(in_sizes);
+        bool contiguous = trailing;
+        for (const auto& leaf : leaves)
+            for (std::size_t d = 0; d < R; ++d)
+                contiguous = contiguous && (in_sizes[d] == 1 || leaf.second[d] == dense[d]);
+        const bool block_form = count >= 256 && outputs <= 8LL * shape_.max_grid;
+        cuda_layout layout{.contiguous = contiguous,
+                           .rank = std::max(1, kept),
+                           .reduced_rank = static_cast<int>(R) - kept,
+                           .block_reduce = block_form};
+        if (contiguous)
+            layout = cuda_layout{.contiguous = true, .block_reduce = block_form};
+        compiled_kernels& ks = kernels_for<K, Operand, Q>(layout);
+        const std::string name = graph::tag("kernel_", K);
+
+        // The accumulators: the result itself where finishing changes nothing.
+        constexpr bool finish_in_place =
+            std::is_same_v<A, V> && Reduction::kind != reduce_kind::mean;
+        Tensor<A, dynamic_shape<1>> accs;
+        if constexpr (finish_in_place)
+            accs = Tensor<A, dynamic_shape<1>>(out.storage(), 0, dynamic_shape<1>(outputs), {1});
+        else
+            accs = Tensor<A, dynamic_shape<1>>(dynamic_shape<1>(outputs), device_);
+        const A identity = Reduction::template identity<A>();
+        auto fill = [&](Tensor<A, dynamic_shape<1>>& t) {
+            kernel_arguments f;
+            f.add<long long>(t.numel());
+            f.add(static_cast<void*>(t.data_ptr()));
+            f.add(identity);
+            launch_default(ks.function(name + "_fill"), grid_for(t.numel(), shape_), 1,
+                           shape_.block, f);
+        };
+        fill(accs);
+
+        // A full reduction of many elements over few outputs is split across blocks in y.
+        unsigned split = 1;
+        if (block_form && outputs < shape_.multiprocessors) {
+            const long long per_block = 8LL * shape_.block;
+            split = static_cast<unsigned>(std::clamp<long long>(
+                count / per_block, 1, std::min<long long>(65535, shape_.max_grid / outputs)));
+        }
+        Tensor<A, dynamic_shape<1>> partials;
+        if (split > 1) {
+            partials = Tensor<A, dynamic_shape<1>>(dynamic_shape<1>(outputs * split), device_);
+            fill(partials);
+        }
+
+        kernel_arguments a;
+        a.add<long long>(outputs);
+        a.add<long long>(count);
+        if (!contiguous) {
+            std::vector<long long> space = sizes;
+            if (kept == 0)
+                space.insert(space.begin(), 1);
+            a.add_dims(space);
+        }
+        std::vector<std::size_t> leaf_order = order;
+        if (!contiguous && kept == 0)
+            leaf_order.insert(leaf_order.begin(), R); // the kept dim of 1: stride 0
+        std::vector<std::pair<const void*, std::array<std::int64_t, R + 1>>> padded;
+        for (const auto& leaf : leaves) {
+            std::array<std::int64_t, R + 1> s{};
+            std::copy(leaf.second.begin(), leaf.second.end(), s.begin());
+            padded.emplace_back(leaf.first, s);
+        }
+        add_parameters<Operand>(a, padded, !contiguous, leaf_order);
+        a.add(static_cast<void*>(accs.data_ptr()));
+        if (!contiguous) {
+            std::vector<long long> out_strides(static_cast<std::size_t>(std::max(1, kept)), 0);
+            long long stride = 1;
+            for (int d = kept; d-- > 0;) {
+                out_strides[static_cast<std::size_t>(d)] = stride;
+                stride *= sizes[static_cast<std::size_t>(d)];
+            }
+            a.add_dims(out_strides);
+        }
+        if (block_form)
+            a.add(static_cast<void*>(split > 1 ? partials.data_ptr() : nullptr));
+        if (block_form)
+            launch_default(ks.function(name),
+                           static_cast<unsigned>(std::min<long long>(outputs, shape_.max_grid)),
+                           split, shape_.block, a);
+        else
+            launch_default(ks.function(name), grid_for(outputs, shape_), 1, shape_.block, a);
+        if (split > 1) {
+            kernel_arguments p;
+            p.add<long long>(outputs);
+            p.add<long long>(split);
+            p.add(static_cast<const void*>(partials.data_ptr()));
+            p.add(static_cast<void*>(accs.data_ptr()));
+            launch_default(ks.function(name + "_partials"), grid_for(outputs, shape_), 1,
+                           shape_.block, p);
+        }
+        if constexpr (!finish_in_place) {
+            kernel_arguments fin;
+            fin.add<long long>(outputs);
+            fin.add<long long>(count);
+            fin.add(static_cast<const void*>(accs.data_ptr()));
+            fin.add(static_cast<void*>(out.data_ptr()));
+            launch_default(ks.function(name + "_finish"), grid_for(outputs, shape_), 1,
+                           shape_.block, fin);
+        }
+        return out;
+    }
+
+    template <std::size_t Q>
+    const auto& node_of_q() const {
+        return node<Q>();
+    }
+};
+
+} // namespace staticpy::cuda::detail
+
+namespace staticpy::graph {
+
+/// A jit call whose tensors are on a CUDA device (jit.hpp): its program evaluated there. Found by
+/// argument-dependent lookup from jit's call, in preference to the fallback that says the CUDA
+/// backend is missing.
+template <class Prog, class Inputs, auto Roots>
+typename program_tag<Prog, Inputs, Roots>::outputs_type
+evaluate_on_cuda(const program_tag<Prog, Inputs, Roots>&, const node_pointers_t<Prog>& nodes,
+                 const Inputs& inputs, const Device& device) {
+    cuda::detail::device_evaluator<Prog, Inputs, Roots> ev(nodes, inputs, device);
+    ev.materialize_all();
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return typename program_tag<Prog, Inputs, Roots>::outputs_type{
+            ev.template value<Roots[K]>()...};
+    }
+    (std::make_index_sequence<Roots.size()>{});
+}
+
+} // namespace staticpy::graph
+
+namespace staticpy::detail {
+
+/// Op F as the function a one-node program traces. Its result type on tensors is spelt out: jit
+/// asks for it, and elementwise<F>'s own is still being deduced when this runs.
+template <class F>
+struct one_node_elementwise {
+    template <class... A>
+    requires(!(is_symbolic_arg_v<A> || ...)) elementwise_result_t<F, A...>
+    operator()(const A&... a) const { return elementwise<F>(a...); }
+    template <class... A>
+    requires(is_symbolic_arg_v<A> || ...) auto operator()(const A&... a) const {
+        return elementwise<F>(a...);
+    }
+};
+
+/// An eager elementwise op on CUDA tensors (ops_elementwise.hpp): a one-node program, through the
+/// graph's CUDA evaluator.
+template <class F, class... Args>
+elementwise_result_t<F, Args...> elementwise_on_cuda(eager_elementwise_tag<F>,
+                                                     const Args&... args) {
+    return jit(one_node_elementwise<F>{})(args...);
+}
+
+} // namespace staticpy::detail
