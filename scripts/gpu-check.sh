@@ -26,11 +26,13 @@ cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DSTATICPY_BUILD_TESTS=O
 grep "staticpy: CUDA" "$BUILD.configure.log" || true
 
 targets=(cuda_device_test cuda-codegen_runtime_test cuda-codegen_kernels_test
-         cuda-codegen_allocator_test cuda-codegen_fake_driver_test staticpy_fake_libcuda)
+         cuda-codegen_allocator_test cuda-codegen_fake_driver_test staticpy_fake_libcuda
+         staticpy_fake_nvrtc)
 make -C "$BUILD" -j"$JOBS" "${targets[@]}" > "$BUILD.build.log" 2>&1 ||
     { tail -50 "$BUILD.build.log"; exit 1; }
 bench=yes
-make -C "$BUILD" -j"$JOBS" cuda_compile_bench >> "$BUILD.build.log" 2>&1 || bench=no
+make -C "$BUILD" -j"$JOBS" cuda_compile_bench cuda_device_bench >> "$BUILD.build.log" 2>&1 ||
+    bench=no
 echo "built in $((SECONDS - start)) s (benchmark: $bench)"
 
 status=0
@@ -40,6 +42,7 @@ status=0
     > "$BUILD.device.log" || true
 if [[ $bench == yes ]]; then
     "$BUILD/benchmarks/cuda_compile_bench" > "$BUILD.bench.log" 2>&1 || status=1
+    "$BUILD/benchmarks/cuda_device_bench" >> "$BUILD.bench.log" 2>&1 || status=1
 else
     echo "cuda_compile_bench not built (Google Benchmark missing?)" > "$BUILD.bench.log"
 fi
@@ -52,6 +55,9 @@ device_line="$(grep -E 'skipped:' "$BUILD.device.log" | head -1 || true)"
 echo "| label cuda on the device | ${device_line:-ran} $(grep -E 'assertions' "$BUILD.device.log" | tail -1 || true) |"
 { grep -E "^(nvrtc_compile|nvcc_ptx|cache_hit|read_file)/" "$BUILD.bench.log" || true; } |
     awk '{ printf "| %s | %s %s |\n", $1, $2, $3 }'
+# The device's kernels beside its copy bandwidth: time and bytes/s.
+{ grep -E "^(copy_d2d|fused_|full_sum|row_sums)" "$BUILD.bench.log" || true; } |
+    awk '{ printf "| %s | %s %s, %s |\n", $1, $2, $3, $(NF) }'
 echo
 echo "logs: $BUILD.{configure,build,ctest,device,bench}.log; total $((SECONDS - start)) s"
 [[ $status -eq 0 ]] || { grep -B2 -A20 -E "Failed|FAILED" "$BUILD.ctest.log" | head -80; }

@@ -115,6 +115,10 @@ TEST_CASE("fake driver: streams, events and synchronize") {
     s.synchronize();
     CHECK(start.elapsed_time(end) >= 0.0f);
     cuda::synchronize();
+    const cuda::Stream legacy = cuda::Stream::default_stream();
+    CHECK(legacy.handle() == nullptr);
+    start.record(legacy);
+    legacy.synchronize();
     cuda::Stream moved = std::move(s);
     moved.synchronize();
     CHECK(test_errors::error_of<RuntimeError>([] { cuda::Stream bad(2); }) ==

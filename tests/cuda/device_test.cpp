@@ -174,3 +174,36 @@ TEST_CASE("device: softmax and log_softmax rows") {
                       2e-6);
     }
 }
+
+TEST_CASE("device: tensors on the GPU, and jit graphs and eager ops run there by the evaluator") {
+    if (skip_without_gpu())
+        return;
+    Generator g(21);
+    const auto x = randn(1000, 1001, g); // odd sizes: a tail after the packs, unaligned rows
+    const auto b = randn(1001, g);
+    const auto dx = x.cuda();
+    const auto db = b.cuda();
+    CHECK(dx.device() == Device("cuda:0"));
+    CHECK(values(dx.cpu()) == values(x));
+    CHECK(values(dx.t().cpu()) == values(x.t()));
+
+    auto f = jit([](auto a, auto c) { return sigmoid(a * c + 0.5f) - exp(c); });
+    const auto y = f(dx, db);
+    CHECK(y.is_cuda());
+    require_close(values(y.cpu()), values(f(x, b)), 1e-5);
+    require_close(values(f(dx.t(), dx.t()).cpu()), values(f(x.t(), x.t())), 1e-5);
+
+    auto rows = jit([](auto a) { return std::tuple{sum(a * a, 1), mean(a, 0), amax(a, 1)}; });
+    const auto [s, m, mx] = rows(dx);
+    const auto [hs, hm, hmx] = rows(x);
+    require_close(values(s.cpu()), values(hs), 1e-6);
+    require_close(values(m.cpu()), values(hm), 1e-6);
+    require_close(values(mx.cpu()), values(hmx), 0.0);
+    auto total = jit([](auto a) { return a.sum(); });
+    require_close(values(total(dx).cpu()), values(total(x)), 1e-6);
+
+    const auto e = relu(dx * 2.0f + db);
+    CHECK(e.is_cuda());
+    require_close(values(e.cpu()), values(relu(x * 2.0f + b)), 1e-6);
+    CHECK(cuda::memory_allocated() > 0);
+}

@@ -22,6 +22,12 @@ public:
         detail::check(detail::driver().cuStreamCreate(&handle_, 1 /* CU_STREAM_NON_BLOCKING */),
                       "cuStreamCreate");
     }
+    /// The legacy default stream of `device` (torch.cuda.default_stream()): where staticpy's
+    /// kernels and copies run, in order with each other. Not owned: nothing to destroy.
+    static Stream default_stream(int device = 0) {
+        detail::make_current(device);
+        return Stream(nullptr, device);
+    }
     Stream(const Stream&) = delete;
     Stream& operator=(const Stream&) = delete;
     Stream(Stream&& o) noexcept : handle_(std::exchange(o.handle_, nullptr)), device_(o.device_) {}
@@ -43,6 +49,7 @@ public:
     [[nodiscard]] int device() const noexcept { return device_; }
 
 private:
+    Stream(detail::CUstream handle, int device) : handle_(handle), device_(device) {}
     detail::CUstream handle_ = nullptr;
     int device_ = 0;
 };
