@@ -83,7 +83,7 @@ public:
         const fs::path so = dir / (stem + ".so");
         const std::string cmd =
             std::string(STATICPY_TEST_CXX) +
-            " -std=c++20 -O1 -pthread -shared -fPIC -include " STATICPY_TESTS_DIR
+            " -std=c++20 -O0 -pthread -shared -fPIC -include " STATICPY_TESTS_DIR
             "/cuda-codegen/cuda_host_emulation.hpp " +
             (dir / (stem + ".cpp")).string() + " -o " + so.string();
         INFO(cmd);

@@ -163,7 +163,7 @@ TEST_CASE("shape-type conversions of tensors", "[tensor]") {
     REQUIRE_THROWS_AS((Tensor<float, staticpy::static_shape<3, 2>>(d)), staticpy::RuntimeError);
 }
 
-TEST_CASE("devices are torch.device's names; a program without the CUDA backend says so",
+TEST_CASE("devices are torch.device's names, and a program without the CUDA backend says so",
           "[tensor][device]") {
     using staticpy::Device;
     using staticpy::DeviceType;

@@ -609,11 +609,25 @@ namespace staticpy::detail {
 
 /// Op F as the function a one-node program traces. Its result type on tensors is spelt out: jit
 /// asks for it, and elementwise<F>'s own is still being deduced when this runs.
+/// (The result type on tensors, void on traced values: clang 14 substitutes into the return type
+/// before it checks the constraint.)
+template <bool OnTensors, class F, class... A>
+struct eager_result {
+    using type = void;
+};
+template <class F, class... A>
+struct eager_result<true, F, A...> {
+    using type = elementwise_result_t<F, A...>;
+};
+
 template <class F>
 struct one_node_elementwise {
     template <class... A>
-    requires(!(is_symbolic_arg_v<A> || ...)) elementwise_result_t<F, A...>
-    operator()(const A&... a) const { return elementwise<F>(a...); }
+    requires(!(is_symbolic_arg_v<A> || ...))
+        typename eager_result<!(is_symbolic_arg_v<A> || ...), F, A...>::type
+        operator()(const A&... a) const {
+        return elementwise<F>(a...);
+    }
     template <class... A>
     requires(is_symbolic_arg_v<A> || ...) auto operator()(const A&... a) const {
         return elementwise<F>(a...);
