@@ -178,20 +178,39 @@ inline memory_backend driver_memory(int ordinal) {
                           }};
 }
 
-/// The process's allocator of device `ordinal`'s memory (PyTorch keeps one pool per device).
+/// The process's allocators, one per device that has had one (PyTorch keeps a pool per device).
 /// Kept until exit, as the driver (driver.hpp).
+struct process_allocators {
+    std::mutex mutex;
+    std::vector<caching_allocator*> by_device;
+    static process_allocators& instance() {
+        static process_allocators* const all = new process_allocators;
+        return *all;
+    }
+};
+
+/// The allocator of device `ordinal`'s memory, made at its first use (RuntimeError where CUDA is
+/// not available or there is no such device).
 inline caching_allocator& process_allocator(int ordinal = 0) {
-    static std::mutex mutex;
-    static std::vector<caching_allocator*>* const allocators =
-        new std::vector<caching_allocator*>();
-    (void)device_handle(ordinal); // the invalid-ordinal error before any bookkeeping
-    std::lock_guard lock(mutex);
-    if (allocators->size() <= static_cast<std::size_t>(ordinal))
-        allocators->resize(static_cast<std::size_t>(ordinal) + 1, nullptr);
-    caching_allocator*& slot = (*allocators)[static_cast<std::size_t>(ordinal)];
+    (void)device_handle(ordinal); // the errors before any bookkeeping
+    auto& all = process_allocators::instance();
+    std::lock_guard lock(all.mutex);
+    if (all.by_device.size() <= static_cast<std::size_t>(ordinal))
+        all.by_device.resize(static_cast<std::size_t>(ordinal) + 1, nullptr);
+    caching_allocator*& slot = all.by_device[static_cast<std::size_t>(ordinal)];
     if (slot == nullptr)
         slot = new caching_allocator(driver_memory(ordinal));
     return *slot;
+}
+
+/// Device `ordinal`'s allocator if it has one, else null: the statistics of a device nothing was
+/// allocated on are zeros, as PyTorch's, with or without CUDA.
+inline caching_allocator* existing_allocator(int ordinal) {
+    auto& all = process_allocators::instance();
+    std::lock_guard lock(all.mutex);
+    return ordinal >= 0 && static_cast<std::size_t>(ordinal) < all.by_device.size()
+               ? all.by_device[static_cast<std::size_t>(ordinal)]
+               : nullptr;
 }
 
 } // namespace staticpy::cuda::detail
@@ -201,22 +220,27 @@ namespace staticpy::cuda {
 /// Bytes of device memory in tensors (torch.cuda.memory_allocated()); 0 before any.
 ///   std::printf("%zu\n", staticpy::cuda::memory_allocated());
 inline std::size_t memory_allocated(int device = 0) {
-    return detail::process_allocator(device).memory_allocated();
+    const auto* a = detail::existing_allocator(device);
+    return a != nullptr ? a->memory_allocated() : 0;
 }
 /// The most memory_allocated() has been since the start or reset_peak_memory_stats().
 inline std::size_t max_memory_allocated(int device = 0) {
-    return detail::process_allocator(device).max_memory_allocated();
+    const auto* a = detail::existing_allocator(device);
+    return a != nullptr ? a->max_memory_allocated() : 0;
 }
 /// memory_allocated() plus the cached blocks (torch.cuda.memory_reserved()).
 inline std::size_t memory_reserved(int device = 0) {
-    return detail::process_allocator(device).memory_reserved();
+    const auto* a = detail::existing_allocator(device);
+    return a != nullptr ? a->memory_reserved() : 0;
 }
 inline void reset_peak_memory_stats(int device = 0) {
-    detail::process_allocator(device).reset_peak_memory_stats();
+    if (auto* a = detail::existing_allocator(device))
+        a->reset_peak_memory_stats();
 }
 /// Returns the cached blocks to the driver (torch.cuda.empty_cache()).
 inline void empty_cache(int device = 0) {
-    detail::process_allocator(device).empty_cache();
+    if (auto* a = detail::existing_allocator(device))
+        a->empty_cache();
 }
 
 } // namespace staticpy::cuda
