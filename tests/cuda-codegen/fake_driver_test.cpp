@@ -287,6 +287,24 @@ TEST_CASE("emulated device: reductions in both forms, split over blocks, finishe
     CHECK(std::isnan(host_values(empty_mean(zeros<float>(0).cuda()))[0]));
 }
 
+TEST_CASE("emulated device: softmax and log_softmax rows in a graph, over any dim") {
+    Generator g(11);
+    auto x = randn(4, 70, g);
+    x(2, 5) = std::numeric_limits<float>::quiet_NaN(); // row 2 is all NaN
+    const auto dx = x.cuda();
+    auto last = jit([](auto a) { return softmax(a * 2.0f, -1); }); // a fused operand, kept
+    require_close(last(dx), last(x));
+    CHECK(std::isnan(host_values(last(dx))[2 * 70 + 9]));
+    auto first = jit([](auto a) { return log_softmax(a, 0) + 1.0f; }); // an input's, then fused
+    require_close(first(dx), first(x));
+    const auto xd = randn(3, 4, 5, g).to<double>();
+    auto middle = jit([](auto a) { return std::tuple{softmax(a, 1), log_softmax(a, 0)}; });
+    const auto [p, q] = middle(xd.cuda());
+    const auto [hp, hq] = middle(xd);
+    require_close(p, hp, 1e-12);
+    require_close(q, hq, 1e-12);
+}
+
 TEST_CASE("emulated device: eager ops on device tensors run as one-node programs, compiled once") {
     Generator g(9);
     const auto x = randn(4, 6, g);

@@ -20,8 +20,9 @@
 // Compiled kernels are kept for the process, keyed by the program's type, the kernel's index and
 // its layout (the in-memory cache in front of the disk cache of compile.hpp), per device.
 //
-// Not on the device yet: matmul and the opaque ops (softmax, convolution, ...): a program with one
-// throws a RuntimeError naming it; the CPU runs it.
+// softmax and log_softmax nodes run the row kernels (a block per row). Not on the device yet:
+// matmul and the other opaque ops (convolution, ...): a program with one throws a RuntimeError
+// naming it; the CPU runs it.
 
 #include <algorithm>
 #include <array>
@@ -226,7 +227,8 @@ private:
                 [&] {
                     if constexpr (node_t<S>::kind == graph::node_kind::matmul)
                         throw_not_on_device("matmul");
-                    else if constexpr (node_t<S>::kind == graph::node_kind::opaque) {
+                    else if constexpr (node_t<S>::kind == graph::node_kind::opaque &&
+                                       softmax_kind<S> == 0) {
                         using op = typename node_t<S>::op_type;
                         if constexpr (requires { op::name; })
                             throw_not_on_device(op::name);
@@ -238,6 +240,15 @@ private:
         }
         (std::make_index_sequence<N>{});
     }
+
+    /// 1 for softmax, 2 for log_softmax, 0 for any other node.
+    template <std::size_t S>
+    static constexpr int softmax_kind = [] {
+        if constexpr (node_t<S>::kind == graph::node_kind::opaque)
+            return backend::cpu::detail::softmax_kind<typename node_t<S>::op_type>::value;
+        else
+            return 0;
+    }();
 
     template <std::size_t S>
     auto& result() {
@@ -258,11 +269,12 @@ private:
             return result<S>();
     }
 
-    /// The run-time shape of slot S (stored slots: their tensor's, computed before any reader).
+    /// The run-time shape of slot S (materialized slots: their tensor's, computed before any
+    /// reader; a stored fused value's from its operands, as it is being computed).
     template <std::size_t S>
     auto shape_of() {
         using shape_t = typename node_t<S>::shape_type;
-        if constexpr (Prog::stored[S]) {
+        if constexpr (node_t<S>::materialized) {
             return shape_t(tensor<S>().shape());
         } else if constexpr (graph::is_number_node_v<node_t<S>>) {
             return shape_t{};
@@ -284,6 +296,8 @@ private:
             result<S>() = t;
         } else if constexpr (node_t<S>::kind == graph::node_kind::reduce) {
             result<S>() = reduce<S, Prog::template instr_at<S>::operands[0]>();
+        } else if constexpr (softmax_kind<S> != 0) {
+            result<S>() = softmax<S>();
         } else if constexpr (Prog::kept_fused(S)) {
             Tensor<typename node_t<S>::value_type, typename node_t<S>::shape_type> out(
                 shape_of<S>(), device_);
@@ -574,6 +588,48 @@ private:
             launch_default(ks.function(name + "_finish"), grid_for(outputs, shape_), 1,
                            shape_.block, fin);
         }
+        return out;
+    }
+
+    /// softmax or log_softmax slot S over one dim of its operand: the row kernels of codegen.hpp
+    /// (a block per row of the dim, `inner` apart), on a contiguous copy of the operand.
+    template <std::size_t S>
+    auto softmax() {
+        using T = typename node_t<S>::value_type;
+        constexpr std::size_t operand = Prog::template instr_at<S>::operands[0];
+        using in_shape_t = typename node_t<operand>::shape_type;
+        const auto x = tensor<operand>().contiguous();
+        using out_shape_t = typename node_t<S>::shape_type;
+        Tensor<T, out_shape_t> out(out_shape_t(x.shape()), device_);
+        if (x.numel() == 0)
+            return out;
+        const auto& dim = std::get<0>(node<S>().op.args);
+        using dim_t = std::remove_cvref_t<decltype(dim)>;
+        const auto mask = staticpy::detail::reduction_plan<in_shape_t, dim_t, true>::mask(dim);
+        long long cols = 1, inner = 1;
+        for (std::size_t d = 0, past = 0; d < in_shape_t::rank; ++d) {
+            if (mask[d]) {
+                cols = x.sizes()[d];
+                past = 1;
+            } else if (past) {
+                inner *= x.sizes()[d];
+            }
+        }
+        const long long rows = x.numel() / cols;
+        struct softmax_kernels {};
+        compiled_kernels& ks = kernel_registry::process().get(
+            kernel_key{std::type_index(typeid(softmax_kernels)), 0, cuda_layout{}, device_.index()},
+            [] { return std::string(softmax_source); });
+        kernel_arguments a;
+        a.add<long long>(rows);
+        a.add<long long>(cols);
+        a.add<long long>(inner);
+        a.add(static_cast<const void*>(x.data_ptr()));
+        a.add(static_cast<void*>(out.data_ptr()));
+        a.add<int>(softmax_kind<S> == 2 ? 1 : 0);
+        launch_default(
+            ks.function(std::is_same_v<T, float> ? "softmax_rows_float" : "softmax_rows_double"),
+            static_cast<unsigned>(std::min<long long>(rows, shape_.max_grid)), 1, shape_.block, a);
         return out;
     }
 
