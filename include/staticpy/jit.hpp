@@ -53,18 +53,6 @@ typename Tag::outputs_type evaluate_on_cuda(const Tag&, const Nodes&, const Inpu
                        ", and its translation unit does not include <staticpy/cuda.hpp>");
 }
 
-/// The device of a call's tensors: the first one's (the CPU without any), after PyTorch's check
-/// that they all share it.
-template <class... T>
-Device device_of_inputs(const std::tuple<T...>& inputs) {
-    if constexpr (sizeof...(T) == 0) {
-        return Device{};
-    } else {
-        std::apply([](const auto&... t) { staticpy::detail::check_same_device(t...); }, inputs);
-        return std::get<0>(inputs).device();
-    }
-}
-
 } // namespace staticpy::graph
 
 namespace staticpy {
@@ -109,7 +97,8 @@ public:
         if (get_context() == PYNATIVE_MODE)
             return eager_t(f_(args...));
         graph::trace<F, Args...> t(f_, args...);
-        const Device device = graph::device_of_inputs(t.inputs);
+        const Device device = std::apply(
+            [](const auto&... in) { return staticpy::detail::check_same_device(in...); }, t.inputs);
         return t.template with_program<eager_t>(
             [&](auto tag, const auto& nodes) -> eager_t {
                 using numbered = typename decltype(tag)::type;

@@ -311,23 +311,6 @@ typename Tag::template result<Args...> elementwise_on_cuda(Tag, const Args&...) 
                        "its translation unit does not include <staticpy/cuda.hpp>");
 }
 
-/// The device of the first tensor among the arguments (the CPU without any).
-template <class... X>
-Device first_tensor_device(const X&... xs) {
-    Device d;
-    bool found = false;
-    (
-        [&] {
-            if constexpr (is_tensor_v<std::remove_cvref_t<X>>)
-                if (!found) {
-                    d = xs.device();
-                    found = true;
-                }
-        }(),
-        ...);
-    return d;
-}
-
 /// The first argument that may lend its memory to the result (see lends_storage_v), or null.
 template <class Out, class... Args>
 Out* storage_lender(Args&&... args) {
@@ -363,9 +346,9 @@ auto elementwise(Args&&... args) {
         return detail::symbolic_elementwise<detail::first_family_t<Args...>, F>::apply(
             std::as_const(args)...);
     } else {
-        detail::check_same_device(args...);
+        const Device device = detail::check_same_device(args...);
         using out_t = detail::elementwise_result_t<F, std::remove_cvref_t<Args>...>;
-        if (detail::first_tensor_device(args...).is_cuda())
+        if (device.is_cuda())
             return out_t(
                 elementwise_on_cuda(detail::eager_elementwise_tag<F>{}, std::as_const(args)...));
         return detail::elementwise_impl<F, std::remove_cvref_t<Args>...>(

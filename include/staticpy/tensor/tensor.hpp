@@ -680,9 +680,9 @@ private:
 namespace detail {
 /// PyTorch's check that the tensors among an op's arguments share one device (RuntimeError
 /// "Expected all tensors to be on the same device, ..." where they do not); other arguments are
-/// ignored.
+/// ignored. Returns that device (the CPU where there is no tensor).
 template <class... X>
-void check_same_device(const X&... xs) {
+Device check_same_device(const X&... xs) {
     const Device* first = nullptr;
     (
         [&] {
@@ -694,6 +694,7 @@ void check_same_device(const X&... xs) {
             }
         }(),
         ...);
+    return first != nullptr ? *first : Device{};
 }
 } // namespace detail
 

@@ -73,6 +73,25 @@ struct softmax_kind<graph::softmax_op<A...>> : std::integral_constant<int, 1> {}
 template <class... A>
 struct softmax_kind<graph::log_softmax_op<A...>> : std::integral_constant<int, 2> {};
 
+/// The shape of slot S that no kernel has computed yet, from its operands': none for a number,
+/// their broadcast for a fused value. shape_of(std::integral_constant<std::size_t, O>) gives
+/// operand O's (each evaluator knows where its tensors are).
+template <class Prog, std::size_t S, class ShapeOf>
+auto fused_shape(ShapeOf&& shape_of) {
+    using node = typename Prog::template node_at<S>;
+    using shape_t = typename node::shape_type;
+    if constexpr (graph::is_number_node_v<node>) {
+        return shape_t{};
+    } else {
+        constexpr auto ops = Prog::template instr_at<S>::operands;
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return shape_t(
+                broadcast_shapes(shape_of(std::integral_constant<std::size_t, ops[I]>{})...));
+        }
+        (std::make_index_sequence<ops.size()>{});
+    }
+}
+
 /// Whether the memory spans of tensors a and b overlap (an element of one may be one of the other).
 template <class A, class B>
 bool overlaps(const A& a, const B& b) {
@@ -277,14 +296,8 @@ public:
             (std::make_index_sequence<ops.size()>{});
         } else if constexpr (node::materialized) {
             return tensor<S>().shape();
-        } else if constexpr (graph::is_number_node_v<node>) {
-            return shape_t{};
         } else {
-            constexpr auto ops = Prog::template instr_at<S>::operands;
-            return [&]<std::size_t... I>(std::index_sequence<I...>) {
-                return shape_t(broadcast_shapes(shape_of<ops[I]>()...));
-            }
-            (std::make_index_sequence<ops.size()>{});
+            return detail::fused_shape<Prog, S>([&](auto o) { return shape_of<o()>(); });
         }
     }
 

@@ -274,17 +274,11 @@ private:
     template <std::size_t S>
     auto shape_of() {
         using shape_t = typename node_t<S>::shape_type;
-        if constexpr (node_t<S>::materialized) {
+        if constexpr (node_t<S>::materialized)
             return shape_t(tensor<S>().shape());
-        } else if constexpr (graph::is_number_node_v<node_t<S>>) {
-            return shape_t{};
-        } else {
-            constexpr auto ops = Prog::template instr_at<S>::operands;
-            return [&]<std::size_t... I>(std::index_sequence<I...>) {
-                return shape_t(broadcast_shapes(shape_of<ops[I]>()...));
-            }
-            (std::make_index_sequence<ops.size()>{});
-        }
+        else
+            return backend::cpu::detail::fused_shape<Prog, S>(
+                [&](auto o) { return shape_of<o()>(); });
     }
 
     template <std::size_t S>
@@ -455,7 +449,7 @@ private:
         constexpr std::size_t R = decltype(in_shape)::rank;
         std::array<std::int64_t, R> in_sizes{};
         std::copy(in_shape.sizes().begin(), in_shape.sizes().end(), in_sizes.begin());
-        const auto mask = node::plan::mask(node_of_q<Q>().dim);
+        const auto mask = node::plan::mask(this->template node<Q>().dim);
         Reduction::check_input(in_sizes, mask,
                                std::is_same_v<typename node::dim_type, graph::all_dims>);
         Tensor<V, out_shape_t> out(out_shape_t(staticpy::detail::reduced_sizes<out_shape_t::rank>(
@@ -562,32 +556,29 @@ private:
             }
             a.add_dims(out_strides);
         }
-        if (block_form)
+        if (block_form) {
             a.add(static_cast<void*>(split > 1 ? partials.data_ptr() : nullptr));
-        if (block_form)
             launch_default(ks.function(name),
                            static_cast<unsigned>(std::min<long long>(outputs, shape_.max_grid)),
                            split, shape_.block, a);
-        else
+        } else {
             launch_default(ks.function(name), grid_for(outputs, shape_), 1, shape_.block, a);
-        if (split > 1) {
-            kernel_arguments p;
-            p.add<long long>(outputs);
-            p.add<long long>(split);
-            p.add(static_cast<const void*>(partials.data_ptr()));
-            p.add(static_cast<void*>(accs.data_ptr()));
-            launch_default(ks.function(name + "_partials"), grid_for(outputs, shape_), 1,
-                           shape_.block, p);
         }
-        if constexpr (!finish_in_place) {
-            kernel_arguments fin;
-            fin.add<long long>(outputs);
-            fin.add<long long>(count);
-            fin.add(static_cast<const void*>(accs.data_ptr()));
-            fin.add(static_cast<void*>(out.data_ptr()));
-            launch_default(ks.function(name + "_finish"), grid_for(outputs, shape_), 1,
-                           shape_.block, fin);
-        }
+        // The partials kernel (`split` partials an output) and the finish (`count` values an
+        // accumulator) take the same arguments: a thread per output, reading `in`.
+        auto per_output = [&](const std::string& kernel, long long per, const void* in,
+                              void* into) {
+            kernel_arguments k;
+            k.add<long long>(outputs);
+            k.add<long long>(per);
+            k.add(in);
+            k.add(into);
+            launch_default(ks.function(kernel), grid_for(outputs, shape_), 1, shape_.block, k);
+        };
+        if (split > 1)
+            per_output(name + "_partials", split, partials.data_ptr(), accs.data_ptr());
+        if constexpr (!finish_in_place)
+            per_output(name + "_finish", count, accs.data_ptr(), out.data_ptr());
         return out;
     }
 
@@ -631,11 +622,6 @@ private:
             ks.function(std::is_same_v<T, float> ? "softmax_rows_float" : "softmax_rows_double"),
             static_cast<unsigned>(std::min<long long>(rows, shape_.max_grid)), 1, shape_.block, a);
         return out;
-    }
-
-    template <std::size_t Q>
-    const auto& node_of_q() const {
-        return node<Q>();
     }
 };
 
