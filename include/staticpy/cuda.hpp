@@ -11,6 +11,7 @@
 #include "staticpy/backend/cuda/allocator.hpp"
 #include "staticpy/backend/cuda/codegen.hpp"
 #include "staticpy/backend/cuda/compile.hpp"
+#include "staticpy/backend/cuda/cublas.hpp"
 #include "staticpy/backend/cuda/device_memory.hpp"
 #include "staticpy/backend/cuda/driver.hpp"
 #include "staticpy/backend/cuda/evaluate.hpp"

@@ -102,6 +102,25 @@ constexpr std::string_view dtype_name(dtype d) {
     return "unknown";
 }
 
+/// c10's ScalarType name, as PyTorch's "not implemented for 'Long'" errors write it.
+constexpr std::string_view scalar_type_name(dtype d) {
+    switch (d) {
+    case dtype::bool_:
+        return "Bool";
+    case dtype::uint8:
+        return "Byte";
+    case dtype::int32:
+        return "Int";
+    case dtype::int64:
+        return "Long";
+    case dtype::float32:
+        return "Float";
+    case dtype::float64:
+        return "Double";
+    }
+    return "unknown";
+}
+
 /// torch.dtype.is_floating_point.
 constexpr bool is_floating_point(dtype d) {
     return d == dtype::float32 || d == dtype::float64;

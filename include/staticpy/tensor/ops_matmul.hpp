@@ -21,6 +21,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
@@ -87,10 +88,64 @@ struct matmul_shapes {
 } // namespace detail
 
 namespace detail {
+
+/// One matmul's GEMMs in row-major terms, for a device's BLAS: for each batch i, the n x m
+/// matrix at c + i*n*m (contiguous) is the product of the n x k matrix at a + a_offsets[i]
+/// (strides as0, as1) and the k x m matrix at b + b_offsets[i] (strides bs0, bs1). Each matrix
+/// has a unit stride in one dim and at least its extent in the other (blas_readable), as a BLAS
+/// reads it; offsets and strides count elements.
+struct batched_gemm {
+    int device = 0;
+    dtype type = dtype::float32; // float32 or float64
+    std::int64_t n = 0, m = 0, k = 0;
+    const void* a = nullptr;
+    std::int64_t as0 = 0, as1 = 0;
+    const void* b = nullptr;
+    std::int64_t bs0 = 0, bs1 = 0;
+    void* c = nullptr;
+    std::vector<std::int64_t> a_offsets, b_offsets;
+};
+
+/// The CUDA backend's GEMM (backend/cuda/cublas.hpp, through cuBLAS), null until a translation
+/// unit of the program includes <staticpy/cuda.hpp>.
+using device_gemm_function = void (*)(const batched_gemm&);
+inline device_gemm_function& cuda_gemm_hook() noexcept {
+    static device_gemm_function hook = nullptr;
+    return hook;
+}
+
+/// Whether a BLAS reads the rows x cols matrix with strides (s_row, s_col) as it is: one unit
+/// stride (a dim of extent 1 has any stride), the other at least the extent it steps over.
+constexpr bool blas_readable(std::int64_t rows, std::int64_t cols, std::int64_t s_row,
+                             std::int64_t s_col) {
+    const bool by_rows = (cols == 1 || s_col == 1) && (rows == 1 || s_row >= cols);
+    const bool by_cols = (rows == 1 || s_row == 1) && (cols == 1 || s_col >= rows);
+    return by_rows || by_cols;
+}
+
+/// Operand x of a matmul on a GPU, as the device's BLAS can read its matrices: x itself, or a
+/// contiguous copy where a matrix of it is strided both ways (or broadcast within itself). A 1-D
+/// operand is a row (First) or a column.
+template <bool First, class T, class S>
+Tensor<T, S> blas_operand(const Tensor<T, S>& x) {
+    constexpr std::size_t r = S::rank;
+    const std::int64_t rows = r >= 2 ? x.sizes()[r - 2] : (First ? 1 : x.sizes()[0]);
+    const std::int64_t cols = r >= 2 ? x.sizes()[r - 1] : (First ? x.sizes()[0] : 1);
+    const std::int64_t s_row = r >= 2 ? x.strides()[r - 2] : (First ? 0 : x.strides()[0]);
+    const std::int64_t s_col = r >= 2 ? x.strides()[r - 1] : (First ? x.strides()[0] : 0);
+    return blas_readable(rows, cols, s_row, s_col) ? x : x.contiguous();
+}
+
 template <class T, class SA, class SB>
-auto matmul_impl(const Tensor<T, SA>& a, const Tensor<T, SB>& b) {
+auto matmul_impl(const Tensor<T, SA>& a_in, const Tensor<T, SB>& b_in) {
     check_matmul_types<T, T>();
-    check_same_device(a, b);
+    const Device device = check_same_device(a_in, b_in);
+    if constexpr (!std::is_floating_point_v<T>)
+        if (device.is_cuda()) // cuBLAS multiplies floating-point matrices only
+            throw RuntimeError("\"addmm_cuda\" not implemented for '" +
+                               std::string(scalar_type_name(dtype_of_v<T>)) + "'");
+    const Tensor<T, SA> a = device.is_cuda() ? blas_operand<true>(a_in) : a_in;
+    const Tensor<T, SB> b = device.is_cuda() ? blas_operand<false>(b_in) : b_in;
     using info = detail::matmul_shapes<SA, SB>;
     check_inner_static<typename info::k_a, typename info::k_b>();
     constexpr std::size_t ra = info::ra, rb = info::rb;
@@ -137,8 +192,7 @@ auto matmul_impl(const Tensor<T, SA>& a, const Tensor<T, SB>& b) {
         if constexpr (rb >= 2)
             out_sizes[d++] = m;
     }
-    Tensor<T, typename info::result> out{typename info::result(out_sizes)};
-    T* c = out.data();
+    Tensor<T, typename info::result> out{typename info::result(out_sizes), device};
     const std::int64_t total = out.numel();
     if (total == 0)
         return out;
@@ -154,22 +208,55 @@ auto matmul_impl(const Tensor<T, SA>& a, const Tensor<T, SB>& b) {
         sa[d] = (d < oa || a.sizes()[d - oa] == 1) ? 0 : a.strides()[d - oa];
         sb[d] = (d < ob || b.sizes()[d - ob] == 1) ? 0 : b.strides()[d - ob];
     }
-    std::array<std::int64_t, nb> idx{};
-    std::int64_t oa = 0, ob = 0;
-    const std::int64_t block = n * m;
-    for (T* cblock = c; cblock != c + total; cblock += block) {
-        kernels::gemm<T>(n, m, k, a.data() + oa, as0, as1, b.data() + ob, bs0, bs1, cblock, m);
-        for (std::size_t d = nb; d-- > 0;) { // next batch index (odometer)
-            ++idx[d];
-            oa += sa[d];
-            ob += sb[d];
-            if (idx[d] < batch_sizes[d])
-                break;
-            oa -= sa[d] * batch_sizes[d];
-            ob -= sb[d] * batch_sizes[d];
-            idx[d] = 0;
+    // f(offset in a, offset in b) for each batch, in the order of the result's matrices.
+    const std::int64_t batches = total / (n * m);
+    const auto each_batch = [&](auto&& f) {
+        std::array<std::int64_t, nb> idx{};
+        std::int64_t oa = 0, ob = 0;
+        for (std::int64_t i = 0; i < batches; ++i) {
+            f(oa, ob);
+            for (std::size_t d = nb; d-- > 0;) { // next batch index (odometer)
+                ++idx[d];
+                oa += sa[d];
+                ob += sb[d];
+                if (idx[d] < batch_sizes[d])
+                    break;
+                oa -= sa[d] * batch_sizes[d];
+                ob -= sb[d] * batch_sizes[d];
+                idx[d] = 0;
+            }
         }
+    };
+    if (device.is_cuda()) {
+        if constexpr (std::is_floating_point_v<T>) {
+            if (k == 0) { // the sum of no products; cuBLAS is not asked
+                const std::vector<T> zeros(static_cast<std::size_t>(total));
+                cuda_memory().copy(out.data_ptr(), device, zeros.data(), Device{},
+                                   zeros.size() * sizeof(T));
+                return out;
+            }
+            const device_gemm_function gemm = cuda_gemm_hook();
+            if (gemm == nullptr)
+                throw RuntimeError("staticpy: CUDA is not available here: a matmul's tensors are "
+                                   "on the GPU, and its translation unit does not include "
+                                   "<staticpy/cuda.hpp>");
+            batched_gemm g{device.index(), dtype_of_v<T>, n, m, k, a.data_ptr(), as0, as1,
+                           b.data_ptr(), bs0, bs1, out.data_ptr(), {}, {}};
+            g.a_offsets.reserve(static_cast<std::size_t>(batches));
+            g.b_offsets.reserve(static_cast<std::size_t>(batches));
+            each_batch([&](std::int64_t oa, std::int64_t ob) {
+                g.a_offsets.push_back(oa);
+                g.b_offsets.push_back(ob);
+            });
+            gemm(g);
+        }
+        return out;
     }
+    T* cblock = out.data();
+    each_batch([&](std::int64_t oa, std::int64_t ob) {
+        kernels::gemm<T>(n, m, k, a.data() + oa, as0, as1, b.data() + ob, bs0, bs1, cblock, m);
+        cblock += n * m;
+    });
     return out;
 }
 } // namespace detail
@@ -234,6 +321,13 @@ auto linear_impl(const Tensor<T, SX>& x, const Tensor<T, SW>& w, const Bias* bia
             throw_broadcast_error(out_features, bias_n, rx - 1);
     }
 
+    if (x.is_cuda()) { // cuBLAS's product, then the bias added by an elementwise kernel
+        Tensor<T, result> y(matmul_impl(x, w.t()));
+        if constexpr (!std::is_same_v<Bias, void>)
+            if (bias != nullptr)
+                return Tensor<T, result>(elementwise<fn::add>(std::move(y), *bias));
+        return y;
+    }
     typename result::sizes_type out_sizes = x.sizes();
     out_sizes[rx - 1] = out_features;
     Tensor<T, result> out{result(out_sizes)};

@@ -73,6 +73,21 @@ struct softmax_kind<graph::softmax_op<A...>> : std::integral_constant<int, 1> {}
 template <class... A>
 struct softmax_kind<graph::log_softmax_op<A...>> : std::integral_constant<int, 2> {};
 
+/// Opaque slot S of Prog computed by its op's eager implementation, node.op, on its operands:
+/// operand(std::bool_constant<Reads>, std::integral_constant<std::size_t, Slot>) gives an
+/// operand's tensor where the op reads its values, its shape otherwise (each evaluator knows where
+/// its tensors are).
+template <class Prog, std::size_t S, class Node, class Operand>
+auto run_opaque(const Node& node, Operand&& operand) {
+    using node_t = typename Prog::template node_at<S>;
+    constexpr auto ops = Prog::template instr_at<S>::operands;
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return node.op(operand(std::bool_constant<node_t::reads[I]>{},
+                               std::integral_constant<std::size_t, ops[I]>{})...);
+    }
+    (std::make_index_sequence<ops.size()>{});
+}
+
 /// The shape of slot S that no kernel has computed yet, from its operands': none for a number,
 /// their broadcast for a fused value. shape_of(std::integral_constant<std::size_t, O>) gives
 /// operand O's (each evaluator knows where its tensors are).
@@ -375,19 +390,12 @@ private:
     /// values it does not read, the operand's shape).
     template <std::size_t S>
     auto opaque() {
-        using node_t = typename Prog::template node_at<S>;
-        constexpr auto ops = Prog::template instr_at<S>::operands;
-        return [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return node<S>().op(opaque_operand<node_t::reads[I], ops[I]>()...);
-        }
-        (std::make_index_sequence<ops.size()>{});
-    }
-    template <bool Reads, std::size_t Slot>
-    auto opaque_operand() {
-        if constexpr (Reads)
-            return operand_tensor<Slot>();
-        else
-            return shape_of<Slot>();
+        return detail::run_opaque<Prog, S>(node<S>(), [&](auto reads, auto slot) {
+            if constexpr (reads())
+                return operand_tensor<slot()>();
+            else
+                return shape_of<slot()>();
+        });
     }
 
     /// Matmul or opaque slot S computed on its own, not in an epilogue.

@@ -20,9 +20,11 @@
 // Compiled kernels are kept for the process, keyed by the program's type, the kernel's index and
 // its layout (the in-memory cache in front of the disk cache of compile.hpp), per device.
 //
-// softmax and log_softmax nodes run the row kernels (a block per row). Not on the device yet:
-// matmul and the other opaque ops (convolution, ...): a program with one throws a RuntimeError
-// naming it; the CPU runs it.
+// softmax and log_softmax nodes run the row kernels (a block per row); matmul nodes run cuBLAS
+// (cublas.hpp) through the eager matmul, the bias or activation after one in the next fused
+// kernel; views (transpose, reshape, ...) are views of the device's tensors. Not on the device
+// yet: the other opaque ops (convolution, cross_entropy, layer_norm, ...): a program with one
+// throws a RuntimeError naming it, before any work; the CPU runs it.
 
 #include <algorithm>
 #include <array>
@@ -32,6 +34,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <typeindex>
@@ -41,6 +44,7 @@
 #include "staticpy/backend/cpu/evaluate.hpp"
 #include "staticpy/backend/cuda/codegen.hpp"
 #include "staticpy/backend/cuda/compile.hpp"
+#include "staticpy/backend/cuda/cublas.hpp"
 #include "staticpy/backend/cuda/device_memory.hpp"
 #include "staticpy/backend/cuda/driver.hpp"
 #include "staticpy/backend/cuda/launch.hpp"
@@ -225,10 +229,8 @@ private:
         [&]<std::size_t... S>(std::index_sequence<S...>) {
             (
                 [&] {
-                    if constexpr (node_t<S>::kind == graph::node_kind::matmul)
-                        throw_not_on_device("matmul");
-                    else if constexpr (node_t<S>::kind == graph::node_kind::opaque &&
-                                       softmax_kind<S> == 0) {
+                    if constexpr (node_t<S>::kind == graph::node_kind::opaque &&
+                                  softmax_kind<S> == 0 && !is_view<S>) {
                         using op = typename node_t<S>::op_type;
                         if constexpr (requires { op::name; })
                             throw_not_on_device(op::name);
@@ -240,6 +242,24 @@ private:
         }
         (std::make_index_sequence<N>{});
     }
+
+    /// Whether slot S is a view (transpose, reshape, x[...], ...): its eager implementation
+    /// runs on a tensor of any device, as it only describes the elements differently (or, for
+    /// reshape and contiguous of a view, copies them).
+    template <std::size_t S>
+    static constexpr bool is_view = [] {
+        if constexpr (node_t<S>::kind == graph::node_kind::opaque &&
+                      requires { node_t<S>::op_type::name; }) {
+            const std::string_view name = node_t<S>::op_type::name;
+            for (const std::string_view view :
+                 {"transpose", "permute", "t", "reshape", "view", "flatten", "expand", "squeeze",
+                  "unsqueeze", "contiguous", "select", "slice", "narrow", "subscript", "expand_to",
+                  "unreduce", "reshape_as"})
+                if (name == view)
+                    return true;
+        }
+        return false;
+    }();
 
     /// 1 for softmax, 2 for log_softmax, 0 for any other node.
     template <std::size_t S>
@@ -292,6 +312,19 @@ private:
             result<S>() = reduce<S, Prog::template instr_at<S>::operands[0]>();
         } else if constexpr (softmax_kind<S> != 0) {
             result<S>() = softmax<S>();
+        } else if constexpr (node_t<S>::kind == graph::node_kind::matmul) {
+            // cuBLAS (cublas.hpp), through the eager matmul; a bias or activation after it is
+            // in the kernel of the region that reads it.
+            constexpr auto ops = Prog::template instr_at<S>::operands;
+            result<S>() = staticpy::matmul(value<ops[0]>(), value<ops[1]>());
+        } else if constexpr (is_view<S>) {
+            result<S>() =
+                backend::cpu::detail::run_opaque<Prog, S>(node<S>(), [&](auto reads, auto slot) {
+                    if constexpr (reads())
+                        return value<slot()>();
+                    else
+                        return shape_of<slot()>();
+                });
         } else if constexpr (Prog::kept_fused(S)) {
             Tensor<typename node_t<S>::value_type, typename node_t<S>::shape_type> out(
                 shape_of<S>(), device_);
