@@ -472,3 +472,36 @@ TEST_CASE("emulated device: graphs with matmul and views run there, the epilogue
     auto batched = jit([](auto a, auto q) { return sum(matmul(a, q) * 0.5f, 1); });
     require_close(batched(p.cuda(), dw), batched(p, w), 1e-5);
 }
+
+TEST_CASE("emulated device: creation functions take a device, the _like ones keep the tensor's") {
+    const auto z = zeros<float>(2, 3, kCUDA);
+    CHECK(z.device() == Device("cuda:0"));
+    CHECK(same(z.cpu(), zeros<float>(2, 3)));
+    const auto o = ones<std::int32_t>(shape(4_c), Device("cuda:0"));
+    static_assert(std::is_same_v<decltype(o), const Tensor<std::int32_t, shape<int_<4>>>>);
+    CHECK(same(o.cpu(), ones<std::int32_t>(4_c)));
+    const auto f = full<double>(2, 2, 1.5, kCUDA);
+    CHECK(same(f.cpu(), full<double>(2, 2, 1.5)));
+    CHECK(full<float>(shape(3), 2.5f, Device("cuda")).is_cuda());
+    const auto e = empty<float>(3, Device("cuda"));
+    CHECK((e.is_cuda() && e.sizes() == std::array<std::int64_t, 1>{3}));
+    CHECK(zeros<float>(2, kCPU).is_cpu());
+    CHECK(zeros<float>(kCUDA).is_cuda()); // zero-dim
+    CHECK(test_errors::error_of<RuntimeError>([] { (void)zeros<float>(2, Device("cuda:1")); }) ==
+          "staticpy: CUDA error: invalid device ordinal 1 (1 device)");
+
+    CHECK(zeros_like(f).is_cuda());
+    CHECK(same(ones_like(z).cpu(), ones<float>(2, 3)));
+    CHECK(same(full_like(z, 7.0f).cpu(), full<float>(2, 3, 7.0f)));
+    CHECK(empty_like(z).is_cuda());
+    CHECK(ones_like(ones<float>(2)).is_cpu());
+
+    // fill_ on the device, of a whole tensor and of a strided view.
+    auto t = zeros<float>(2, 4, kCUDA);
+    t.fill_(4.0f);
+    t.slice(1, 0, 4, 2).fill_(9.0f);
+    CHECK(same(t.cpu(), tensor<float>({{9, 4, 9, 4}, {9, 4, 9, 4}})));
+    auto none = zeros<float>(0, 3, kCUDA);
+    none.fill_(1.0f);
+    CHECK(none.numel() == 0);
+}

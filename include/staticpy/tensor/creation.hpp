@@ -38,6 +38,16 @@ decltype(auto) apply_first(F&& f, Tuple&& tup) {
 template <class... A>
 using last_t = std::remove_cvref_t<std::tuple_element_t<sizeof...(A) - 1, std::tuple<A...>>>;
 
+/// f(shape(extents...), device) for the arguments (extents..., Skip others, device) of a
+/// creation function that takes a device last.
+template <std::size_t Skip = 0, class F, class... A>
+auto shape_and_device(F&& f, const A&... args) {
+    const auto tup = std::make_tuple(args...);
+    const Device device(std::get<sizeof...(A) - 1>(tup));
+    return apply_first<sizeof...(A) - 1 - Skip>([&](auto... e) { return f(shape(e...), device); },
+                                                tup);
+}
+
 template <class T, class S, class F>
 Tensor<T, S> generate(const S& s, F&& f) {
     Tensor<T, S> out(s);
@@ -59,11 +69,18 @@ T uniform_sample(G& g) {
 } // namespace detail
 
 // ---- empty / zeros / ones / full -------------------------------------------------------------
+// Each takes a device last, as PyTorch's device= (a Device, or kCPU / kCUDA):
+//   zeros<float>(2, 3, kCUDA)   full<int>(shape(4_c), 7, Device("cuda:1"))
+// A filled tensor on a GPU is filled on the host and copied there in one copy.
 
-/// torch.empty: uninitialised elements (bools are false).   empty<float>(2_c, n)
+/// A Device, or a DeviceType (kCUDA) meaning that type's current device.
+template <class D>
+concept device_argument = std::is_same_v<D, Device> || std::is_same_v<D, DeviceType>;
+
+/// torch.empty: uninitialised elements (bools are false on the CPU).   empty<float>(2_c, n)
 template <class T = float, class... Es>
-Tensor<T, shape<Es...>> empty(const shape<Es...>& s) {
-    return Tensor<T, shape<Es...>>(s);
+Tensor<T, shape<Es...>> empty(const shape<Es...>& s, const Device& device = Device{}) {
+    return Tensor<T, shape<Es...>>(s, device);
 }
 template <class T = float, class... A>
 requires extent_arguments<A...>
@@ -73,10 +90,10 @@ auto empty(A... extents) {
 
 /// torch.full: every element `value`.   full<float>(shape(2_c, 3_c), 7.f)   full<int>(2, 3, 7)
 template <class T = float, class... Es>
-Tensor<T, shape<Es...>> full(const shape<Es...>& s, T value) {
+Tensor<T, shape<Es...>> full(const shape<Es...>& s, T value, const Device& device = Device{}) {
     auto t = empty<T>(s);
     std::fill_n(t.data(), t.numel(), value);
-    return t;
+    return device.is_cpu() ? t : t.to(device);
 }
 /// full<T>(extents..., value): the last argument is the value.
 template <class T = float, class... A>
@@ -89,8 +106,8 @@ requires(sizeof...(A) >= 2 && std::is_arithmetic_v<detail::last_t<A...>>) auto f
 
 /// torch.zeros.   zeros<double>(3_c)
 template <class T = float, class... Es>
-Tensor<T, shape<Es...>> zeros(const shape<Es...>& s) {
-    return full<T>(s, T(0));
+Tensor<T, shape<Es...>> zeros(const shape<Es...>& s, const Device& device = Device{}) {
+    return full<T>(s, T(0), device);
 }
 template <class T = float, class... A>
 requires extent_arguments<A...>
@@ -100,8 +117,8 @@ auto zeros(A... extents) {
 
 /// torch.ones.
 template <class T = float, class... Es>
-Tensor<T, shape<Es...>> ones(const shape<Es...>& s) {
-    return full<T>(s, T(1));
+Tensor<T, shape<Es...>> ones(const shape<Es...>& s, const Device& device = Device{}) {
+    return full<T>(s, T(1), device);
 }
 template <class T = float, class... A>
 requires extent_arguments<A...>
@@ -109,22 +126,45 @@ auto ones(A... extents) {
     return ones<T>(detail::shape_of_args_t<A...>(extents...));
 }
 
-/// zeros_like / ones_like / empty_like / full_like: same shape type and element type.
+/// empty / zeros / ones (extents..., device) and full(extents..., value, device).
+template <class T = float, class... A>
+requires(sizeof...(A) >= 1 && device_argument<detail::last_t<A...>>) auto empty(A... args) {
+    return detail::shape_and_device(
+        [](const auto& s, const Device& d) { return empty<T>(s, d); }, args...);
+}
+template <class T = float, class... A>
+requires(sizeof...(A) >= 1 && device_argument<detail::last_t<A...>>) auto zeros(A... args) {
+    return detail::shape_and_device(
+        [](const auto& s, const Device& d) { return zeros<T>(s, d); }, args...);
+}
+template <class T = float, class... A>
+requires(sizeof...(A) >= 1 && device_argument<detail::last_t<A...>>) auto ones(A... args) {
+    return detail::shape_and_device(
+        [](const auto& s, const Device& d) { return ones<T>(s, d); }, args...);
+}
+template <class T = float, class... A>
+requires(sizeof...(A) >= 2 && device_argument<detail::last_t<A...>>) auto full(A... args) {
+    const T value = static_cast<T>(std::get<sizeof...(A) - 2>(std::make_tuple(args...)));
+    return detail::shape_and_device<1>(
+        [&](const auto& s, const Device& d) { return full<T>(s, value, d); }, args...);
+}
+
+/// zeros_like / ones_like / empty_like / full_like: same shape type, element type and device.
 template <class T, class S>
 Tensor<T, S> empty_like(const Tensor<T, S>& t) {
-    return empty<T>(t.shape());
+    return empty<T>(t.shape(), t.device());
 }
 template <class T, class S>
 Tensor<T, S> zeros_like(const Tensor<T, S>& t) {
-    return zeros<T>(t.shape());
+    return zeros<T>(t.shape(), t.device());
 }
 template <class T, class S>
 Tensor<T, S> ones_like(const Tensor<T, S>& t) {
-    return ones<T>(t.shape());
+    return ones<T>(t.shape(), t.device());
 }
 template <class T, class S>
 Tensor<T, S> full_like(const Tensor<T, S>& t, T value) {
-    return full<T>(t.shape(), value);
+    return full<T>(t.shape(), value, t.device());
 }
 
 // ---- ranges ----------------------------------------------------------------------------------

@@ -404,6 +404,11 @@ public:
 
     /// Sets every element to v; returns *this.
     Tensor& fill_(T v) {
+        if (is_cuda()) { // filled on the host (no fill kernel yet)
+            if (numel() != 0)
+                update_through_host([&](Tensor& staged) { staged.fill_(v); });
+            return *this;
+        }
         T* p = storage_.data();
         detail::for_each_offset(sizes(), offset_, strides_, [&](std::int64_t o) { p[o] = v; });
         return *this;
@@ -642,9 +647,16 @@ private:
             assign_from(host_src);
             return;
         }
+        update_through_host([&](Tensor& staged) { staged.assign_from(host_src); });
+    }
+
+    /// Changes the elements of a view of a GPU's memory on the host: f(the view of a host copy
+    /// of the storage span it reaches), then that span copied back.
+    template <class F>
+    void update_through_host(F&& f) {
         const auto [lo, hi] = storage_span();
         Tensor staged = staged_on_host();
-        staged.assign_from(host_src);
+        f(staged);
         detail::cuda_memory().copy(storage_.device_data() + lo, device(), staged.storage_.data(),
                                    Device{}, static_cast<std::size_t>(hi - lo) * sizeof(T));
     }
