@@ -27,7 +27,7 @@ grep "staticpy: CUDA" "$BUILD.configure.log" || true
 
 targets=(cuda_device_test cuda-codegen_runtime_test cuda-codegen_kernels_test
          cuda-codegen_allocator_test cuda-codegen_fake_driver_test staticpy_fake_libcuda
-         staticpy_fake_nvrtc)
+         staticpy_fake_nvrtc staticpy_fake_cublas)
 make -C "$BUILD" -j"$JOBS" "${targets[@]}" > "$BUILD.build.log" 2>&1 ||
     { tail -50 "$BUILD.build.log"; exit 1; }
 bench=yes
@@ -55,8 +55,9 @@ device_line="$(grep -E 'skipped:' "$BUILD.device.log" | head -1 || true)"
 echo "| label cuda on the device | ${device_line:-ran} $(grep -E 'assertions' "$BUILD.device.log" | tail -1 || true) |"
 { grep -E "^(nvrtc_compile|nvcc_ptx|cache_hit|read_file)/" "$BUILD.bench.log" || true; } |
     awk '{ printf "| %s | %s %s |\n", $1, $2, $3 }'
-# The device's kernels beside its copy bandwidth: time and bytes/s.
-{ grep -E "^(copy_d2d|fused_|full_sum|row_sums)" "$BUILD.bench.log" || true; } |
+# The device's kernels beside its copy bandwidth (time and bytes/s), and matmul beside cuBLAS
+# alone (time and TFLOP/s).
+{ grep -E "^(copy_d2d|fused_|full_sum|row_sums|matmul_)" "$BUILD.bench.log" || true; } |
     awk '{ printf "| %s | %s %s, %s |\n", $1, $2, $3, $(NF) }'
 echo
 echo "logs: $BUILD.{configure,build,ctest,device,bench}.log; total $((SECONDS - start)) s"

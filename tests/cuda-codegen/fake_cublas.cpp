@@ -128,9 +128,9 @@ int cublasSgemm_v2(cublasContext*, int transa, int transb, int m, int n, int k, 
     return gemm("cublasSgemm_v2", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-int cublasDgemm_v2(cublasContext*, int transa, int transb, int m, int n, int k,
-                   const double* alpha, const double* a, int lda, const double* b, int ldb,
-                   const double* beta, double* c, int ldc) {
+int cublasDgemm_v2(cublasContext*, int transa, int transb, int m, int n, int k, const double* alpha,
+                   const double* a, int lda, const double* b, int ldb, const double* beta,
+                   double* c, int ldc) {
     return gemm("cublasDgemm_v2", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 

@@ -346,7 +346,8 @@ TEST_CASE("emulated device: what does not run there yet says so, mixed devices a
 namespace {
 /// How many times the stand-in cuBLAS's entry point `name` was called.
 long cublas_calls(const char* name) {
-    const auto count = cuda::detail::cublas().library.symbol<long(const char*)>("fake_cublas_calls");
+    const auto count =
+        cuda::detail::cublas().library.symbol<long(const char*)>("fake_cublas_calls");
     REQUIRE(count != nullptr);
     return count(name);
 }
@@ -368,8 +369,7 @@ TEST_CASE("emulated device: eager matmul on cuBLAS, every operand layout, agains
     require_close(matmul(a.cuda(), row.cuda().expand(7, 3)), matmul(a, row.expand(7, 3)), 1e-5);
     // A view at an offset into its storage.
     const auto big = randn(6, 7, g);
-    require_close(matmul(big.cuda().slice(0, 1, 6), b.cuda()), matmul(big.slice(0, 1, 6), b),
-                  1e-5);
+    require_close(matmul(big.cuda().slice(0, 1, 6), b.cuda()), matmul(big.slice(0, 1, 6), b), 1e-5);
     // Vectors: a dot product (zero-dim), a matrix times a vector, a vector times a matrix.
     const auto u = randn(7, g), v = randn(7, g);
     require_close(matmul(u.cuda(), v.cuda()), matmul(u, v), 1e-5);
@@ -463,7 +463,7 @@ TEST_CASE("emulated device: graphs with matmul and views run there, the epilogue
     // linear's transposed weight, a transpose and a reshape taken inside the traced function.
     const auto wt = randn(5, 4, g);
     auto through_views = jit([](auto p, auto q) {
-        auto y = matmul(p, q.t());           // [6, 5]
+        auto y = matmul(p, q.t()); // [6, 5]
         return (y.transpose(0, 1) * 2.0f).reshape(30);
     });
     require_close(through_views(dx, wt.cuda()), through_views(x, wt), 1e-5);

@@ -207,3 +207,30 @@ TEST_CASE("device: tensors on the GPU, and jit graphs and eager ops run there by
     require_close(values(e.cpu()), values(relu(x * 2.0f + b)), 1e-6);
     CHECK(cuda::memory_allocated() > 0);
 }
+
+TEST_CASE("device: matmul on cuBLAS, eager and in a graph with its epilogue after it") {
+    if (skip_without_gpu())
+        return;
+    Generator g(22);
+    const auto a = randn(300, 257, g);
+    const auto b = randn(257, 129, g);
+    const auto bias = randn(129, g);
+    const auto da = a.cuda(), db = b.cuda();
+    const auto dbias = bias.cuda();
+    // Float sums in another order than the CPU's: tolerance on the scale of the sums (257 terms).
+    require_close(values(matmul(da, db).cpu()), values(matmul(a, b)), 1e-4);
+    require_close(values(matmul(da.t().t(), db.t().contiguous().t()).cpu()), values(matmul(a, b)),
+                  1e-4);
+    const auto batch = randn(4, 30, 257, g);
+    require_close(values(matmul(batch.cuda(), db).cpu()), values(matmul(batch, b)), 1e-4);
+    const auto ad = a.to<double>(), bd = b.to<double>();
+    require_close(values(matmul(ad.cuda(), bd.cuda()).cpu()), values(matmul(ad, bd)), 1e-10);
+
+    auto dense = jit([](auto x, auto w, auto c) { return relu(matmul(x, w) + c); });
+    const auto y = dense(da, db, dbias);
+    CHECK(y.is_cuda());
+    require_close(values(y.cpu()), values(dense(a, b, bias)), 1e-4);
+    const auto w = randn(129, 257, g);
+    require_close(values(linear(da, w.cuda(), dbias).cpu()), values(linear(a, w, bias)), 1e-4);
+    CHECK(cuda::cublas_version() >= 110400);
+}

@@ -129,18 +129,18 @@ auto ones(A... extents) {
 /// empty / zeros / ones (extents..., device) and full(extents..., value, device).
 template <class T = float, class... A>
 requires(sizeof...(A) >= 1 && device_argument<detail::last_t<A...>>) auto empty(A... args) {
-    return detail::shape_and_device(
-        [](const auto& s, const Device& d) { return empty<T>(s, d); }, args...);
+    return detail::shape_and_device([](const auto& s, const Device& d) { return empty<T>(s, d); },
+                                    args...);
 }
 template <class T = float, class... A>
 requires(sizeof...(A) >= 1 && device_argument<detail::last_t<A...>>) auto zeros(A... args) {
-    return detail::shape_and_device(
-        [](const auto& s, const Device& d) { return zeros<T>(s, d); }, args...);
+    return detail::shape_and_device([](const auto& s, const Device& d) { return zeros<T>(s, d); },
+                                    args...);
 }
 template <class T = float, class... A>
 requires(sizeof...(A) >= 1 && device_argument<detail::last_t<A...>>) auto ones(A... args) {
-    return detail::shape_and_device(
-        [](const auto& s, const Device& d) { return ones<T>(s, d); }, args...);
+    return detail::shape_and_device([](const auto& s, const Device& d) { return ones<T>(s, d); },
+                                    args...);
 }
 template <class T = float, class... A>
 requires(sizeof...(A) >= 2 && device_argument<detail::last_t<A...>>) auto full(A... args) {

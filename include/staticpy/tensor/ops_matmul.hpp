@@ -240,8 +240,20 @@ auto matmul_impl(const Tensor<T, SA>& a_in, const Tensor<T, SB>& b_in) {
                 throw RuntimeError("staticpy: CUDA is not available here: a matmul's tensors are "
                                    "on the GPU, and its translation unit does not include "
                                    "<staticpy/cuda.hpp>");
-            batched_gemm g{device.index(), dtype_of_v<T>, n, m, k, a.data_ptr(), as0, as1,
-                           b.data_ptr(), bs0, bs1, out.data_ptr(), {}, {}};
+            batched_gemm g{device.index(),
+                           dtype_of_v<T>,
+                           n,
+                           m,
+                           k,
+                           a.data_ptr(),
+                           as0,
+                           as1,
+                           b.data_ptr(),
+                           bs0,
+                           bs1,
+                           out.data_ptr(),
+                           {},
+                           {}};
             g.a_offsets.reserve(static_cast<std::size_t>(batches));
             g.b_offsets.reserve(static_cast<std::size_t>(batches));
             each_batch([&](std::int64_t oa, std::int64_t ob) {

@@ -52,8 +52,8 @@ struct cublas_api {
                                      const float*, int, const float*, int, const float*, float*,
                                      int) = nullptr;
     cublasStatus_t (*cublasDgemm_v2)(cublasHandle_t, int, int, int, int, int, const double*,
-                                     const double*, int, const double*, int, const double*,
-                                     double*, int) = nullptr;
+                                     const double*, int, const double*, int, const double*, double*,
+                                     int) = nullptr;
     cublasStatus_t (*cublasSgemmStridedBatched)(cublasHandle_t, int, int, int, int, int,
                                                 const float*, const float*, int, long long,
                                                 const float*, int, long long, const float*, float*,
@@ -130,9 +130,8 @@ inline void check_cublas(cublasStatus_t s, const char* call) {
     if (s == CUBLAS_STATUS_SUCCESS)
         return;
     const cublas_api& api = cublas();
-    throw RuntimeError(std::string("staticpy: cuBLAS error: ") + call +
-                       " failed: " + api.cublasGetStatusName(s) + " (" +
-                       api.cublasGetStatusString(s) + ")");
+    throw RuntimeError(std::string("staticpy: cuBLAS error: ") + call + " failed: " +
+                       api.cublasGetStatusName(s) + " (" + api.cublasGetStatusString(s) + ")");
 }
 
 /// Device `ordinal`'s cuBLAS handle, made once in its primary context and kept for the process;
@@ -247,7 +246,8 @@ inline void cublas_gemm(const staticpy::detail::batched_gemm& g) {
 }
 
 /// Registered at static initialisation by every translation unit that includes this header.
-inline const bool cublas_gemm_registered = (staticpy::detail::cuda_gemm_hook() = &cublas_gemm, true);
+inline const bool cublas_gemm_registered =
+    (staticpy::detail::cuda_gemm_hook() = &cublas_gemm, true);
 
 } // namespace staticpy::cuda::detail
 
@@ -257,9 +257,9 @@ namespace staticpy::cuda {
 /// cuBLAS and makes device 0's handle.
 inline int cublas_version() {
     int v = 0;
-    detail::check_cublas(detail::cublas().cublasGetVersion_v2(detail::handle_of_device(0).handle,
-                                                              &v),
-                         "cublasGetVersion");
+    detail::check_cublas(
+        detail::cublas().cublasGetVersion_v2(detail::handle_of_device(0).handle, &v),
+        "cublasGetVersion");
     return v;
 }
 
