@@ -505,3 +505,27 @@ TEST_CASE("emulated device: creation functions take a device, the _like ones kee
     none.fill_(1.0f);
     CHECK(none.numel() == 0);
 }
+
+TEST_CASE("emulated device: eager reductions run there, over any dims, against the CPU's") {
+    Generator g(15);
+    const auto x = randn(4, 5, 6, g);
+    const auto dx = x.cuda();
+    require_close(sum(dx), sum(x), 1e-5);
+    CHECK(sum(dx).is_cuda());
+    require_close(sum(dx, 1), sum(x, 1), 1e-5);
+    require_close(sum(dx, 0, True), sum(x, 0, True), 1e-5); // another mask, the same program
+    require_close(mean(dx, std::array<int, 2>{0, 2}), mean(x, std::array<int, 2>{0, 2}), 1e-5);
+    require_close(amax(dx, 2_c), amax(x, 2_c), 0.0);
+    require_close(amin(dx.transpose(0, 2), -1), amin(x.transpose(0, 2), -1), 0.0);
+    require_close(prod(dx, 1), prod(x, 1), 1e-5);
+    require_close(dx.sum(), x.sum(), 1e-5);
+    require_close(mean(dx), mean(x), 1e-5);
+    const auto n = ones<std::int32_t>(3, 4);
+    const auto dn = sum(n.cuda(), 1);
+    static_assert(std::is_same_v<decltype(dn)::value_type, std::int64_t>);
+    require_close(dn, sum(n, 1), 0.0);
+    // An empty mean is NaN; amax of an empty dim is PyTorch's error.
+    require_close(mean(zeros<float>(3, 0).cuda(), 1), mean(zeros<float>(3, 0), 1), 0.0);
+    CHECK(test_errors::error_of<IndexError>([] { (void)amax(zeros<float>(3, 0).cuda(), 1); }) ==
+          test_errors::error_of<IndexError>([] { (void)amax(zeros<float>(3, 0), 1); }));
+}

@@ -80,6 +80,22 @@ requires(std::is_integral_v<I> && !std::is_same_v<I, bool>) struct dim_spec<std:
         return out;
     }
 };
+/// A run-time set of dims as a mask over rank R: the form an eager reduction hands the CUDA
+/// backend (reduce_on_cuda), which reduces with keepdim (an output of rank R).
+template <std::size_t R>
+struct dim_mask {
+    std::array<bool, R> dims{};
+};
+template <std::size_t R>
+struct dim_spec<dim_mask<R>> {
+    static constexpr bool valid = true;
+    static constexpr bool is_static = false;
+};
+template <class D>
+inline constexpr bool is_dim_mask_v = false;
+template <std::size_t R>
+inline constexpr bool is_dim_mask_v<dim_mask<R>> = true;
+
 /// Several compile-time dims, as a staticpy list or a std::tuple.
 template <template <class...> class L, class... Ds>
 requires((std::is_same_v<L<Ds...>, list<Ds...>> || std::is_same_v<L<Ds...>, std::tuple<Ds...>>)&&(
@@ -221,7 +237,7 @@ requires dim_spec<Dim>::is_static struct reduction_plan<S, Dim, Keep> {
     static std::array<bool, S::rank> mask(const Dim&) { return mask_array<S::rank>(mask_bits); }
 };
 template <class S, class Dim, bool Keep>
-requires(!dim_spec<Dim>::is_static) struct reduction_plan<S, Dim, Keep> {
+requires(!dim_spec<Dim>::is_static && !is_dim_mask_v<Dim>) struct reduction_plan<S, Dim, Keep> {
     static constexpr std::size_t R = S::rank;
     static constexpr std::size_t count = dim_spec<Dim>::count;
     static_assert(R == 0 || count <= R, "staticpy: IndexError: more dims than the tensor has");
@@ -230,6 +246,13 @@ requires(!dim_spec<Dim>::is_static) struct reduction_plan<S, Dim, Keep> {
         const auto dims = dim_spec<Dim>::runtime(d);
         return runtime_dim_mask<R>(dims.data(), dims.size());
     }
+};
+
+template <class S, std::size_t R>
+struct reduction_plan<S, dim_mask<R>, true> {
+    static_assert(S::rank == R);
+    using out_shape = dynamic_shape<R>;
+    static std::array<bool, R> mask(const dim_mask<R>& d) { return d.dims; }
 };
 
 template <class K>
@@ -243,13 +266,41 @@ constexpr bool keepdim_value() {
 template <class D>
 concept reduce_dim = dim_spec<std::remove_cvref_t<D>>::valid;
 
+/// A described reduction as a value: what selects the CUDA backend's evaluation of it, by
+/// argument-dependent lookup (backend/cuda/evaluate.hpp declares reduce_on_cuda for it here),
+/// where the tensor is on a GPU.
+template <class Reduction>
+struct eager_reduce_tag {
+    using reduction = Reduction;
+};
+
+/// The fallback where the translation unit does not include <staticpy/cuda.hpp>.
+template <class Tag, class T, class S, std::size_t R>
+Tensor<typename Tag::reduction::template result<T>, dynamic_shape<R>>
+reduce_on_cuda(Tag, const Tensor<T, S>&, const dim_mask<R>&) {
+    throw RuntimeError("staticpy: CUDA is not available here: a reduction's tensor is on the GPU, "
+                       "and its translation unit does not include <staticpy/cuda.hpp>");
+}
+
 /// The reduction of x over mask into a new tensor. A described reduction (sum, prod, mean, amax,
 /// amin) folds through kernels::reduce, the loop the graph's fused reductions run (SIMD,
-/// threads); the others run `body(base_pointer, inner_offsets)` for every output element.
+/// threads), or on a GPU through the CUDA backend's reduction kernels; the others run
+/// `body(base_pointer, inner_offsets)` for every output element.
 template <class Out, class OutShape, class T, class S, class Body>
 Tensor<Out, OutShape> reduce_into(const Tensor<T, S>& x, const std::array<bool, S::rank>& mask,
                                   bool keep, Body&& body) {
     const OutShape out_shape(reduced_sizes<OutShape::rank>(x.sizes(), mask, keep));
+    if constexpr (requires { typename std::remove_cvref_t<Body>::description; }) {
+        using Reduction = typename std::remove_cvref_t<Body>::description;
+        if constexpr (std::is_same_v<Out, typename Reduction::template result<T>>) {
+            if (x.is_cuda()) { // reduced with keepdim there; the result seen without the dims
+                const auto kept =
+                    reduce_on_cuda(eager_reduce_tag<Reduction>{}, x, dim_mask<S::rank>{mask});
+                return Tensor<Out, OutShape>(kept.storage(), kept.storage_offset(), out_shape,
+                                             contiguous_strides(out_shape.sizes()));
+            }
+        }
+    }
     Tensor<Out, OutShape> out(out_shape);
     if constexpr (requires { typename std::remove_cvref_t<Body>::description; }) {
         using Reduction = typename std::remove_cvref_t<Body>::description;

@@ -717,4 +717,30 @@ elementwise_result_t<F, Args...> elementwise_on_cuda(eager_elementwise_tag<F>,
     return jit(one_node_elementwise<F>{})(args...);
 }
 
+/// The function of the one-node program of an eager reduction: Reduction with keepdim over a
+/// run-time mask, traced (the eager overload gives jit the result type).
+template <class Reduction, std::size_t R>
+struct one_node_reduce {
+    dim_mask<R> mask;
+    template <class A>
+    requires is_symbolic_arg_v<A>
+    auto operator()(const A& a) const {
+        return graph::make_reduce<Reduction::kind, std::true_type>(a, mask);
+    }
+    template <class T, class S>
+    Tensor<typename Reduction::template result<T>, dynamic_shape<R>>
+    operator()(const Tensor<T, S>& a) const {
+        return reduce_into<typename Reduction::template result<T>, dynamic_shape<R>>(
+            a, mask.dims, true, described_body<Reduction>{});
+    }
+};
+
+/// An eager reduction on a CUDA tensor (ops_reduce.hpp's reduce_into): a one-node program,
+/// through the graph's CUDA evaluator.
+template <class Reduction, class T, class S, std::size_t R>
+Tensor<typename Reduction::template result<T>, dynamic_shape<R>>
+reduce_on_cuda(eager_reduce_tag<Reduction>, const Tensor<T, S>& x, const dim_mask<R>& mask) {
+    return jit(one_node_reduce<Reduction, R>{mask})(Tensor<T, dynamic_shape<R>>(x));
+}
+
 } // namespace staticpy::detail
