@@ -529,3 +529,51 @@ TEST_CASE("emulated device: eager reductions run there, over any dims, against t
     CHECK(test_errors::error_of<IndexError>([] { (void)amax(zeros<float>(3, 0).cuda(), 1); }) ==
           test_errors::error_of<IndexError>([] { (void)amax(zeros<float>(3, 0), 1); }));
 }
+
+namespace {
+/// Three steps of the optimiser make(params) on the CPU and on the device from the same
+/// parameters and gradients: the same parameters after (each step one kernel traced from the
+/// CPU's rule).
+template <class Make>
+void same_steps_on_the_device(Make make) {
+    Generator g(16);
+    auto w = randn(5, 3, g);
+    auto b = randn(3, g);
+    auto dw = w.cuda();
+    auto db = b.cuda();
+    auto host = make(dict("w"_s = w, "b"_s = b));
+    auto device = make(dict("w"_s = dw, "b"_s = db));
+    for (int step = 0; step < 3; ++step) {
+        const auto gw = randn(5, 3, g);
+        const auto gb = randn(3, g);
+        host.step(dict("w"_s = gw, "b"_s = gb));
+        device.step(dict("w"_s = gw.cuda(), "b"_s = gb.cuda()));
+    }
+    CHECK(dw.is_cuda());
+    require_close(dw, w, 1e-5);
+    require_close(db, b, 1e-5);
+}
+} // namespace
+
+TEST_CASE("emulated device: the optimisers step parameters on the GPU as on the CPU") {
+    same_steps_on_the_device([](auto p) { return nn::optim::SGD(p, {.lr = 0.1}); });
+    same_steps_on_the_device([](auto p) {
+        return nn::optim::SGD(p, {.lr = 0.1, .momentum = 0.9, .weight_decay = 0.01});
+    });
+    same_steps_on_the_device([](auto p) {
+        return nn::optim::SGD(p, {.lr = 0.1, .momentum = 0.9, .nesterov = true, .maximize = true});
+    });
+    same_steps_on_the_device([](auto p) { return nn::optim::Adam(p, {.lr = 0.01}); });
+    same_steps_on_the_device(
+        [](auto p) { return nn::optim::Adam(p, {.lr = 0.01, .amsgrad = true}); });
+    same_steps_on_the_device([](auto p) { return nn::optim::AdamW(p, {.lr = 0.01}); });
+    same_steps_on_the_device([](auto p) { return nn::optim::RMSprop(p, {.lr = 0.01}); });
+    same_steps_on_the_device([](auto p) {
+        return nn::optim::RMSprop(p, {.lr = 0.01, .momentum = 0.5, .centered = true});
+    });
+    same_steps_on_the_device([](auto p) { return nn::optim::Adagrad(p, {.lr = 0.1}); });
+    // A new learning rate each step: the same kernel, its numbers as parameters.
+    const std::size_t compiles = cuda::detail::kernel_registry::process().compiles();
+    same_steps_on_the_device([](auto p) { return nn::optim::SGD(p, {.lr = 0.3}); });
+    CHECK(cuda::detail::kernel_registry::process().compiles() == compiles);
+}

@@ -415,7 +415,8 @@ void run_contiguous(const Rule& rule, const std::array<T*, K>& ptr, std::int64_t
 /// contiguous path, so it is written with kernels::math (math::sqrt, ...) as the ops of
 /// tensor/functors.hpp are. Contiguous tensors take a flat loop, split across threads once
 /// elements x Cost pass kernels' threshold (Cost: the work per element, in adds); others a
-/// strided walk, one element at a time.
+/// strided walk, one element at a time. On a GPU, the rule traced into one CUDA kernel
+/// (backend/cuda/element_rule.hpp).
 ///   for_each_element<1>([=](auto& p, auto g) { p = p - lr * g; }, param, std::as_const(grad));
 template <std::int64_t Cost, class Rule, class First, class... Rest>
 void for_each_element(Rule rule, First& first, Rest&... rest) {
@@ -423,6 +424,10 @@ void for_each_element(Rule rule, First& first, Rest&... rest) {
     static_assert((std::is_same_v<typename std::remove_const_t<Rest>::value_type, T> && ...));
     constexpr std::size_t R = std::remove_const_t<First>::rank;
     constexpr std::size_t K = 1 + sizeof...(Rest);
+    if (first.is_cuda() || (rest.is_cuda() || ...)) { // one kernel, traced from the rule
+        for_each_element_on_cuda(staticpy::detail::element_rule_tag{}, rule, first, rest...);
+        return;
+    }
     const std::int64_t n = first.numel();
     if (n == 0)
         return;
@@ -955,7 +960,7 @@ private:
                              "' has size " + staticpy::detail::sizes_text(param.sizes()));
         Tensor<T, S> out(param.shape());
         v.copy_to(out);
-        return out;
+        return out.to(param.device()); // where the parameter is
     }
 
     Params params_;
@@ -1078,7 +1083,7 @@ private:
         const T keep = static_cast<T>(1 - group.dampening);
         const bool nesterov = group.nesterov;
         if (!state.momentum_buffer.defined()) { // the first buffer is the direction itself
-            state.momentum_buffer = Tensor<T, S>(param.shape());
+            state.momentum_buffer = empty_like(param);
             nn::detail::for_each_element<cost>(
                 [=](auto& p, auto g, auto& buf) {
                     const auto d = direction(p, g);

@@ -311,6 +311,18 @@ typename Tag::template result<Args...> elementwise_on_cuda(Tag, const Args&...) 
                        "its translation unit does not include <staticpy/cuda.hpp>");
 }
 
+/// An in-place elementwise rule over tensors (nn's for_each_element: the optimisers' steps) as a
+/// value: what selects the CUDA backend's run of it (backend/cuda/element_rule.hpp), by
+/// argument-dependent lookup, where the tensors are on a GPU.
+struct element_rule_tag {};
+
+/// The fallback where the translation unit does not include <staticpy/cuda.hpp>.
+template <class Tag, class Rule, class... Tensors>
+void for_each_element_on_cuda(Tag, const Rule&, Tensors&...) {
+    throw RuntimeError("staticpy: CUDA is not available here: an optimiser's tensors are on the "
+                       "GPU, and its translation unit does not include <staticpy/cuda.hpp>");
+}
+
 /// The first argument that may lend its memory to the result (see lends_storage_v), or null.
 template <class Out, class... Args>
 Out* storage_lender(Args&&... args) {

@@ -230,7 +230,7 @@ private:
             (
                 [&] {
                     if constexpr (node_t<S>::kind == graph::node_kind::opaque &&
-                                  softmax_kind<S> == 0 && !is_view<S>) {
+                                  softmax_kind<S> == 0 && !runs_eagerly<S> && !of_shapes<S>) {
                         using op = typename node_t<S>::op_type;
                         if constexpr (requires { op::name; })
                             throw_not_on_device(op::name);
@@ -243,20 +243,34 @@ private:
         (std::make_index_sequence<N>{});
     }
 
-    /// Whether slot S is a view (transpose, reshape, x[...], ...): its eager implementation
-    /// runs on a tensor of any device, as it only describes the elements differently (or, for
-    /// reshape and contiguous of a view, copies them).
+    /// Whether slot S is an opaque op whose eager implementation runs on a GPU's tensors: a view
+    /// (transpose, reshape, x[...], ...), which only describes the elements differently (or, for
+    /// reshape and contiguous of a view, copies them), or sum_to (autodiff's broadcast
+    /// gradient: an eager sum, which runs on the device).
     template <std::size_t S>
-    static constexpr bool is_view = [] {
+    static constexpr bool runs_eagerly = [] {
         if constexpr (node_t<S>::kind == graph::node_kind::opaque &&
                       requires { node_t<S>::op_type::name; }) {
             const std::string_view name = node_t<S>::op_type::name;
             for (const std::string_view view :
                  {"transpose", "permute", "t", "reshape", "view", "flatten", "expand", "squeeze",
                   "unsqueeze", "contiguous", "select", "slice", "narrow", "subscript", "expand_to",
-                  "unreduce", "reshape_as"})
+                  "unreduce", "reshape_as", "sum_to"})
                 if (name == view)
                     return true;
+        }
+        return false;
+    }();
+
+    /// Whether slot S is an opaque op of its operands' shapes alone (count_ratio: mean's
+    /// derivative): computed on the host, its result (a number or a few) copied to the device.
+    template <std::size_t S>
+    static constexpr bool of_shapes = [] {
+        if constexpr (node_t<S>::kind == graph::node_kind::opaque) {
+            for (const bool reads : node_t<S>::reads)
+                if (reads)
+                    return false;
+            return true;
         }
         return false;
     }();
@@ -317,14 +331,15 @@ private:
             // in the kernel of the region that reads it.
             constexpr auto ops = Prog::template instr_at<S>::operands;
             result<S>() = staticpy::matmul(value<ops[0]>(), value<ops[1]>());
-        } else if constexpr (is_view<S>) {
-            result<S>() =
+        } else if constexpr (runs_eagerly<S> || of_shapes<S>) {
+            const auto out =
                 backend::cpu::detail::run_opaque<Prog, S>(node<S>(), [&](auto reads, auto slot) {
                     if constexpr (reads())
                         return value<slot()>();
                     else
                         return shape_of<slot()>();
                 });
+            result<S>() = out.to(device_);
         } else if constexpr (Prog::kept_fused(S)) {
             Tensor<typename node_t<S>::value_type, typename node_t<S>::shape_type> out(
                 shape_of<S>(), device_);
