@@ -577,3 +577,36 @@ TEST_CASE("emulated device: the optimisers step parameters on the GPU as on the 
     same_steps_on_the_device([](auto p) { return nn::optim::SGD(p, {.lr = 0.3}); });
     CHECK(cuda::detail::kernel_registry::process().compiles() == compiles);
 }
+
+TEST_CASE("emulated device: a model trains on the GPU, forward, backward and step, as on the CPU") {
+    Generator g(17);
+    const auto x = randn(16, 4, g);
+    const auto y = randn(16, 3, g);
+    auto host = dict("w1"_s = randn(4, 8, g), "b1"_s = randn(8, g), "w2"_s = randn(8, 3, g));
+    auto device = dict("w1"_s = host["w1"_s].cuda(), "b1"_s = host["b1"_s].cuda(),
+                       "w2"_s = host["w2"_s].cuda());
+    const auto dx = x.cuda(), dy = y.cuda();
+    // One graph: the forward pass (cuBLAS, a fused bias and relu), the loss (a reduction) and the
+    // backward pass (transposed matmuls, sum_to of the bias's gradient, count_ratio of mean).
+    auto loss_and_grads = jit(value_and_grad([](const auto& p, const auto& in, const auto& t) {
+        const auto h = relu(linear(in, p["w1"_s].t(), p["b1"_s]));
+        const auto out = matmul(h, p["w2"_s]);
+        return mean((out - t) * (out - t));
+    }));
+    nn::optim::Adam host_opt(host, {.lr = 0.05});
+    nn::optim::Adam device_opt(device, {.lr = 0.05});
+    float first = 0, last = 0;
+    for (int step = 0; step < 5; ++step) {
+        const auto [loss, grads] = loss_and_grads(host, x, y);
+        const auto [device_loss, device_grads] = loss_and_grads(device, dx, dy);
+        CHECK(device_loss.is_cuda());
+        require_close(device_loss, loss, 1e-5);
+        require_close(device_grads["w1"_s], grads["w1"_s], 1e-4);
+        require_close(device_grads["b1"_s], grads["b1"_s], 1e-4);
+        host_opt.step(grads);
+        device_opt.step(device_grads);
+        (step == 0 ? first : last) = device_loss.item();
+    }
+    CHECK(last < first);
+    require_close(device["w2"_s], host["w2"_s], 1e-4);
+}

@@ -68,6 +68,7 @@
 #include "staticpy/kernels/simd.hpp"
 #include "staticpy/tensor/creation.hpp"
 #include "staticpy/tensor/dtype.hpp"
+#include "staticpy/tensor/ops_elementwise.hpp"
 #include "staticpy/tensor/shape.hpp"
 #include "staticpy/tensor/storage.hpp"
 #include "staticpy/tensor/tensor.hpp"
