@@ -18,6 +18,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -244,18 +245,10 @@ inline std::size_t rule_source_index(const std::string& source) {
 
 namespace staticpy::detail {
 
-/// nn's for_each_element on tensors on a GPU (ops_elementwise.hpp's element_rule_tag): the rule
-/// traced into a kernel (once per distinct source), launched over the elements. The tensors are
-/// contiguous and of one size (an optimiser's parameter, gradient and state).
+/// The launch of for_each_element_on_cuda on contiguous tensors of one device.
 template <class Rule, class First, class... Rest>
-void for_each_element_on_cuda(element_rule_tag, const Rule& rule, First& first, Rest&... rest) {
+void launch_element_rule(const Device& device, const Rule& rule, First& first, Rest&... rest) {
     using T = typename std::remove_const_t<First>::value_type;
-    static_assert(std::is_floating_point_v<T>,
-                  "staticpy: an elementwise rule on the GPU takes float or double tensors");
-    const Device device = check_same_device(first, rest...);
-    if (!first.is_contiguous() || !(rest.is_contiguous() && ...))
-        throw RuntimeError("staticpy: an in-place elementwise step on the GPU (an optimiser's) "
-                           "needs contiguous tensors");
     const std::int64_t n = first.numel();
     if (n == 0)
         return;
@@ -275,6 +268,50 @@ void for_each_element_on_cuda(element_rule_tag, const Rule& rule, First& first, 
     const cuda::detail::device_shape shape = cuda::detail::shape_of_device(device.index());
     cuda::detail::launch_default(ks.function("element_rule"), cuda::detail::grid_for(n, shape), 1,
                                  shape.block, a);
+}
+
+/// A tensor the rule reads, as the kernel reads it: contiguous (a strided one, the gradient of a
+/// parameter used transposed, copied through the host first: no strided rule kernel yet).
+template <class X>
+X contiguous_on_device(const X& x) {
+    return x.contiguous();
+}
+
+/// nn's for_each_element on tensors on a GPU (ops_elementwise.hpp's element_rule_tag): the rule
+/// traced into a kernel (once per distinct source), launched over the elements. The written
+/// tensors (an optimiser's parameter and state) must be contiguous.
+template <class Rule, class First, class... Rest>
+void for_each_element_on_cuda(element_rule_tag, const Rule& rule, First& first, Rest&... rest) {
+    using T = typename std::remove_const_t<First>::value_type;
+    static_assert(std::is_floating_point_v<T>,
+                  "staticpy: an elementwise rule on the GPU takes float or double tensors");
+    const Device device = check_same_device(first, rest...);
+    const auto written_strided = [](const auto& t) {
+        return !std::is_const_v<std::remove_reference_t<decltype(t)>> && !t.is_contiguous();
+    };
+    if (written_strided(first) || (written_strided(rest) || ...))
+        throw RuntimeError("staticpy: an in-place elementwise step on the GPU (an optimiser's) "
+                           "needs contiguous tensors to write");
+    // Each read tensor contiguous, each written one itself.
+    const auto held = [](auto& t) -> decltype(auto) {
+        using X = std::remove_reference_t<decltype(t)>;
+        if constexpr (std::is_const_v<X>)
+            return contiguous_on_device(t);
+        else
+            return std::ref(t);
+    };
+    auto operands = std::tuple{held(first), held(rest)...};
+    std::apply(
+        [&](auto&... o) {
+            const auto unwrap = [](auto& h) -> decltype(auto) {
+                if constexpr (requires { h.get(); })
+                    return h.get();
+                else
+                    return std::as_const(h);
+            };
+            launch_element_rule(device, rule, unwrap(o)...);
+        },
+        operands);
 }
 
 } // namespace staticpy::detail
