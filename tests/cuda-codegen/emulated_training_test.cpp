@@ -1,0 +1,164 @@
+// Training on the emulated device (emulated_device.hpp): tensors created there, eager reductions,
+// the optimisers' steps (rules traced into kernels, backend/cuda/element_rule.hpp) and a small
+// model trained by jit(value_and_grad) and Adam, each against the CPU backend's.
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <staticpy/cuda.hpp>
+#include <staticpy/staticpy.hpp>
+
+#include "../test_errors.hpp"
+#include "emulated_device.hpp"
+
+using namespace staticpy;
+using namespace staticpy::literals;
+using emulated_device::fake_driver_selected;
+using emulated_device::host_values;
+using emulated_device::require_close;
+using emulated_device::same;
+
+TEST_CASE("emulated device: creation functions take a device, the _like ones keep the tensor's") {
+    REQUIRE(fake_driver_selected);
+    const auto z = zeros<float>(2, 3, kCUDA);
+    CHECK(z.device() == Device("cuda:0"));
+    CHECK(same(z.cpu(), zeros<float>(2, 3)));
+    const auto o = ones<std::int32_t>(shape(4_c), Device("cuda:0"));
+    static_assert(std::is_same_v<decltype(o), const Tensor<std::int32_t, shape<int_<4>>>>);
+    CHECK(same(o.cpu(), ones<std::int32_t>(4_c)));
+    const auto f = full<double>(2, 2, 1.5, kCUDA);
+    CHECK(same(f.cpu(), full<double>(2, 2, 1.5)));
+    CHECK(full<float>(shape(3), 2.5f, Device("cuda")).is_cuda());
+    const auto e = empty<float>(3, Device("cuda"));
+    CHECK((e.is_cuda() && e.sizes() == std::array<std::int64_t, 1>{3}));
+    CHECK(zeros<float>(2, kCPU).is_cpu());
+    CHECK(zeros<float>(kCUDA).is_cuda()); // zero-dim
+    CHECK(test_errors::error_of<RuntimeError>([] { (void)zeros<float>(2, Device("cuda:1")); }) ==
+          "staticpy: CUDA error: invalid device ordinal 1 (1 device)");
+
+    CHECK(zeros_like(f).is_cuda());
+    CHECK(same(ones_like(z).cpu(), ones<float>(2, 3)));
+    CHECK(same(full_like(z, 7.0f).cpu(), full<float>(2, 3, 7.0f)));
+    CHECK(empty_like(z).is_cuda());
+    CHECK(ones_like(ones<float>(2)).is_cpu());
+
+    // fill_ on the device, of a whole tensor and of a strided view.
+    auto t = zeros<float>(2, 4, kCUDA);
+    t.fill_(4.0f);
+    t.slice(1, 0, 4, 2).fill_(9.0f);
+    CHECK(same(t.cpu(), tensor<float>({{9, 4, 9, 4}, {9, 4, 9, 4}})));
+    auto none = zeros<float>(0, 3, kCUDA);
+    none.fill_(1.0f);
+    CHECK(none.numel() == 0);
+}
+
+TEST_CASE("emulated device: eager reductions run there, over any dims, against the CPU's") {
+    Generator g(15);
+    const auto x = randn(4, 5, 6, g);
+    const auto dx = x.cuda();
+    require_close(sum(dx), sum(x), 1e-5);
+    CHECK(sum(dx).is_cuda());
+    require_close(sum(dx, 1), sum(x, 1), 1e-5);
+    require_close(sum(dx, 0, True), sum(x, 0, True), 1e-5); // another mask, the same program
+    require_close(mean(dx, std::array<int, 2>{0, 2}), mean(x, std::array<int, 2>{0, 2}), 1e-5);
+    require_close(amax(dx, 2_c), amax(x, 2_c), 0.0);
+    require_close(amin(dx.transpose(0, 2), -1), amin(x.transpose(0, 2), -1), 0.0);
+    require_close(prod(dx, 1), prod(x, 1), 1e-5);
+    require_close(dx.sum(), x.sum(), 1e-5);
+    require_close(mean(dx), mean(x), 1e-5);
+    const auto n = ones<std::int32_t>(3, 4);
+    const auto dn = sum(n.cuda(), 1);
+    static_assert(std::is_same_v<decltype(dn)::value_type, std::int64_t>);
+    require_close(dn, sum(n, 1), 0.0);
+    // An empty mean is NaN; amax of an empty dim is PyTorch's error.
+    require_close(mean(zeros<float>(3, 0).cuda(), 1), mean(zeros<float>(3, 0), 1), 0.0);
+    CHECK(test_errors::error_of<IndexError>([] { (void)amax(zeros<float>(3, 0).cuda(), 1); }) ==
+          test_errors::error_of<IndexError>([] { (void)amax(zeros<float>(3, 0), 1); }));
+}
+
+namespace {
+/// Three steps of the optimiser make(params) on the CPU and on the device from the same
+/// parameters and gradients: the same parameters after (each step one kernel traced from the
+/// CPU's rule).
+template <class Make>
+void same_steps_on_the_device(Make make) {
+    Generator g(16);
+    auto w = randn(5, 3, g);
+    auto b = randn(3, g);
+    auto dw = w.cuda();
+    auto db = b.cuda();
+    auto host = make(dict("w"_s = w, "b"_s = b));
+    auto device = make(dict("w"_s = dw, "b"_s = db));
+    for (int step = 0; step < 3; ++step) {
+        const auto gw = randn(5, 3, g);
+        const auto gb = randn(3, g);
+        host.step(dict("w"_s = gw, "b"_s = gb));
+        device.step(dict("w"_s = gw.cuda(), "b"_s = gb.cuda()));
+    }
+    CHECK(dw.is_cuda());
+    require_close(dw, w, 1e-5);
+    require_close(db, b, 1e-5);
+}
+} // namespace
+
+TEST_CASE("emulated device: the optimisers step parameters on the GPU as on the CPU") {
+    same_steps_on_the_device([](auto p) { return nn::optim::SGD(p, {.lr = 0.1}); });
+    same_steps_on_the_device([](auto p) {
+        return nn::optim::SGD(p, {.lr = 0.1, .momentum = 0.9, .weight_decay = 0.01});
+    });
+    same_steps_on_the_device([](auto p) {
+        return nn::optim::SGD(p, {.lr = 0.1, .momentum = 0.9, .nesterov = true, .maximize = true});
+    });
+    same_steps_on_the_device([](auto p) { return nn::optim::Adam(p, {.lr = 0.01}); });
+    same_steps_on_the_device(
+        [](auto p) { return nn::optim::Adam(p, {.lr = 0.01, .amsgrad = true}); });
+    same_steps_on_the_device([](auto p) { return nn::optim::AdamW(p, {.lr = 0.01}); });
+    same_steps_on_the_device([](auto p) { return nn::optim::RMSprop(p, {.lr = 0.01}); });
+    same_steps_on_the_device([](auto p) {
+        return nn::optim::RMSprop(p, {.lr = 0.01, .momentum = 0.5, .centered = true});
+    });
+    same_steps_on_the_device([](auto p) { return nn::optim::Adagrad(p, {.lr = 0.1}); });
+    // A new learning rate each step: the same kernel, its numbers as parameters.
+    const std::size_t compiles = cuda::detail::kernel_registry::process().compiles();
+    same_steps_on_the_device([](auto p) { return nn::optim::SGD(p, {.lr = 0.3}); });
+    CHECK(cuda::detail::kernel_registry::process().compiles() == compiles);
+}
+
+TEST_CASE("emulated device: a model trains on the GPU, forward, backward and step, as on the CPU") {
+    Generator g(17);
+    const auto x = randn(16, 4, g);
+    const auto y = randn(16, 3, g);
+    auto host = dict("w1"_s = randn(4, 8, g), "b1"_s = randn(8, g), "w2"_s = randn(8, 3, g));
+    auto device = dict("w1"_s = host["w1"_s].cuda(), "b1"_s = host["b1"_s].cuda(),
+                       "w2"_s = host["w2"_s].cuda());
+    const auto dx = x.cuda(), dy = y.cuda();
+    // One graph: the forward pass (cuBLAS, a fused bias and relu), the loss (a reduction) and the
+    // backward pass (transposed matmuls, sum_to of the bias's gradient, count_ratio of mean).
+    auto loss_and_grads = jit(value_and_grad([](const auto& p, const auto& in, const auto& t) {
+        const auto h = relu(linear(in, p["w1"_s].t(), p["b1"_s]));
+        const auto out = matmul(h, p["w2"_s]);
+        return mean((out - t) * (out - t));
+    }));
+    nn::optim::Adam host_opt(host, {.lr = 0.05});
+    nn::optim::Adam device_opt(device, {.lr = 0.05});
+    float first = 0, last = 0;
+    for (int step = 0; step < 5; ++step) {
+        const auto [loss, grads] = loss_and_grads(host, x, y);
+        const auto [device_loss, device_grads] = loss_and_grads(device, dx, dy);
+        CHECK(device_loss.is_cuda());
+        require_close(device_loss, loss, 1e-5);
+        require_close(device_grads["w1"_s], grads["w1"_s], 1e-4);
+        require_close(device_grads["b1"_s], grads["b1"_s], 1e-4);
+        host_opt.step(grads);
+        device_opt.step(device_grads);
+        (step == 0 ? first : last) = device_loss.item();
+    }
+    CHECK(last < first);
+    require_close(device["w2"_s], host["w2"_s], 1e-4);
+}
