@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "staticpy/backend/cuda/allocator.hpp"
+#include "staticpy/backend/cuda/class_loss.hpp"
 #include "staticpy/backend/cuda/codegen.hpp"
 #include "staticpy/backend/cuda/compile.hpp"
 #include "staticpy/backend/cuda/cublas.hpp"

@@ -162,3 +162,80 @@ TEST_CASE("emulated device: a model trains on the GPU, forward, backward and ste
     CHECK(last < first);
     require_close(device["w2"_s], host["w2"_s], 1e-4);
 }
+
+TEST_CASE(
+    "emulated device: cross_entropy and nll_loss, their gradients and errors, as on the CPU") {
+    namespace F = nn::functional;
+    Generator g(23);
+    const auto x = randn(6, 5, g);
+    const auto labels = from_vector(std::vector<std::int64_t>{1, 4, 0, -100, 2, 4});
+    const auto w = rand(5, g) + 0.5f;
+    const auto probs = softmax(randn(6, 5, g), 1_c);
+    const auto x3 = randn(2, 5, 3, g); // [N, C, d1]: rows 5 apart
+    const auto labels3 = from_vector(std::vector<std::int64_t>{0, 1, 2, 3, 4, 1}).reshape(2, 3);
+    const auto dx = x.cuda();
+    const auto dlabels = labels.cuda();
+    const auto dw = w.cuda();
+    const auto dprobs = probs.cuda();
+    const auto dx3 = x3.cuda();
+    const auto dlabels3 = labels3.cuda();
+
+    SECTION("eager, each reduction and option") {
+        require_close(F::cross_entropy(dx, dlabels), F::cross_entropy(x, labels));
+        require_close(F::cross_entropy(dx, dlabels, "none"_s),
+                      F::cross_entropy(x, labels, "none"_s));
+        require_close(F::cross_entropy(dx, dlabels, "sum"_s), F::cross_entropy(x, labels, "sum"_s));
+        require_close(
+            F::cross_entropy(dx, dlabels, "mean"_s, {.weight = dw, .label_smoothing = 0.2}),
+            F::cross_entropy(x, labels, "mean"_s, {.weight = w, .label_smoothing = 0.2}));
+        const auto fours = from_vector(std::vector<std::int64_t>{1, 4, 0, 3, 2, 4});
+        require_close(F::cross_entropy(dx, fours.cuda(), "none"_s, {.ignore_index = 4}),
+                      F::cross_entropy(x, fours, "none"_s, {.ignore_index = 4}));
+        require_close(
+            F::cross_entropy(dx, dprobs, "mean"_s, {.weight = dw, .label_smoothing = 0.1}),
+            F::cross_entropy(x, probs, "mean"_s, {.weight = w, .label_smoothing = 0.1}));
+        require_close(F::cross_entropy(dx3, dlabels3, "none"_s),
+                      F::cross_entropy(x3, labels3, "none"_s));
+        require_close(F::nll_loss(log_softmax(x, 1_c).cuda(), dlabels, "sum"_s, {.weight = dw}),
+                      F::nll_loss(log_softmax(x, 1_c), labels, "sum"_s, {.weight = w}));
+        // An empty batch: 'mean' is 0 / 0, as PyTorch's.
+        CHECK(std::isnan(
+            F::cross_entropy(zeros<float>(0, 5, kCUDA), zeros<std::int64_t>(0, kCUDA)).item()));
+    }
+    SECTION("gradients in one jit graph: the inputs', and a probability target's") {
+        // One graph (each distinct graph costs the stand-in NVRTC a compile): both ops'
+        // derivatives, each reduction, weight= (a constant, so each device's tensor is captured
+        // in its own function), label smoothing, rows d1 apart, a probability target.
+        const auto losses = [](const auto& weight) {
+            return jit(grad(
+                [weight](const auto& in, const auto& t, const auto& in3, const auto& t3,
+                         const auto& scale, const auto& p) {
+                    return F::cross_entropy(in, t, "mean"_s,
+                                            {.weight = weight, .label_smoothing = 0.3}) +
+                           F::nll_loss(log_softmax(in, 1_c), t) +
+                           sum(F::cross_entropy(in3, t3, "none"_s) * scale) +
+                           F::cross_entropy(in, p, "sum"_s, {.label_smoothing = 0.1});
+                },
+                std::tuple{0_c, 2_c, 5_c}));
+        };
+        const auto scale = arange<float>(3);
+        const auto [gx, gx3, gp] = losses(dw)(dx, dlabels, dx3, dlabels3, scale.cuda(), dprobs);
+        const auto [hx, hx3, hp] = losses(w)(x, labels, x3, labels3, scale, probs);
+        require_close(gx, hx);
+        require_close(gx3, hx3);
+        require_close(gp, hp);
+    }
+    SECTION("errors: a class out of range, tensors on two devices") {
+        const auto bad = from_vector(std::vector<std::int64_t>{1, 4, 0, 7, 2, 9}).cuda();
+        CHECK(test_errors::error_of<IndexError>([&] { (void)F::cross_entropy(dx, bad); }) ==
+              "Target 7 is out of bounds.");
+        CHECK(test_errors::error_of<IndexError>([&] {
+                  (void)jit(grad([](const auto& in, const auto& t) {
+                      return F::cross_entropy(in, t);
+                  }))(dx, bad);
+              }) == "Target 7 is out of bounds.");
+        CHECK(test_errors::error_of<RuntimeError>([&] { (void)F::cross_entropy(dx, labels); }) ==
+              "Expected all tensors to be on the same device, but found at least two devices, "
+              "cuda:0 and cpu!");
+    }
+}

@@ -43,8 +43,10 @@ void write(const fs::path& p, const std::string& text) {
     out << text;
 }
 
-/// NVRTC compiles `source` for compute_80 and compute_90, and ptxas accepts each PTX.
-void check_with_nvrtc(const std::string& source) {
+/// NVRTC compiles `source` for compute_80 and compute_90 (a PTX with each of `entries`), and
+/// ptxas accepts each PTX.
+void check_with_nvrtc(const std::string& source,
+                      const std::vector<std::string>& entries = {"kernel_0"}) {
     if (!cuda::detail::process_nvrtc().api) {
         WARN("NVRTC part skipped: " << cuda::detail::process_nvrtc().unavailable);
         return;
@@ -53,8 +55,9 @@ void check_with_nvrtc(const std::string& source) {
     for (const char* arch : {"80", "90"}) {
         const std::string ptx =
             cuda::compile_kernels(source, std::string("compute_") + arch, no_cache);
-        CHECK_THAT(ptx, Catch::Contains(std::string(".target sm_") + arch) &&
-                            Catch::Contains(".entry kernel_0"));
+        CHECK_THAT(ptx, Catch::Contains(std::string(".target sm_") + arch));
+        for (const std::string& entry : entries)
+            CHECK_THAT(ptx, Catch::Contains(".entry " + entry));
         if (std::string(STATICPY_TEST_PTXAS).empty()) {
             WARN("ptxas part skipped: no CUDA toolkit found by CMake");
             continue;
@@ -372,6 +375,18 @@ TEST_CASE("codegen: the softmax row kernels over the last dim and over the first
             const auto want = log_form ? values(log_softmax(x, dim)) : values(softmax(x, dim));
             require_close(std::vector<double>(out.begin(), out.end()), want, 2e-6);
         }
+    }
+}
+
+TEST_CASE("codegen: the class-loss row kernels compile for the GPU, each combination of types") {
+    // Their results against the CPU's: emulated_training_test (cross_entropy, nll_loss).
+    using cuda::detail::class_loss_kernels;
+    for (const std::string& types :
+         {class_loss_kernels<float, std::int64_t, float, float>::source(),
+          class_loss_kernels<double, double, double, double>::source()}) {
+        check_with_nvrtc(cuda::detail::cuda_prelude + types,
+                         {"class_loss_targets", "class_loss_rows", "class_loss_total",
+                          "class_loss_input_grad", "class_loss_target_grad"});
     }
 }
 

@@ -14,6 +14,7 @@
 #include <staticpy/staticpy.hpp>
 
 using namespace staticpy;
+using namespace staticpy::literals;
 
 namespace {
 
@@ -233,4 +234,32 @@ TEST_CASE("device: matmul on cuBLAS, eager and in a graph with its epilogue afte
     const auto w = randn(129, 257, g);
     require_close(values(linear(da, w.cuda(), dbias).cpu()), values(linear(a, w, bias)), 1e-4);
     CHECK(cuda::cublas_version() >= 110400);
+}
+
+TEST_CASE("device: cross_entropy and its gradient, rows of many classes, against the CPU") {
+    if (skip_without_gpu())
+        return;
+    namespace F = nn::functional;
+    Generator g(23);
+    const auto x = randn(256, 1000, g) * 3.0f; // more classes than a block's threads
+    std::vector<std::int64_t> classes(256);
+    for (std::size_t i = 0; i < classes.size(); ++i)
+        classes[i] = i % 7 == 3 ? -100 : static_cast<std::int64_t>((i * 37) % 1000);
+    const auto labels = from_vector(classes);
+    const auto w = rand(1000, g) + 0.5f;
+    const auto dx = x.cuda();
+    const auto dlabels = labels.cuda();
+    const auto dw = w.cuda();
+    require_close(values(F::cross_entropy(dx, dlabels).cpu()), values(F::cross_entropy(x, labels)),
+                  1e-5);
+    require_close(values(F::cross_entropy(dx, dlabels, "none"_s, {.label_smoothing = 0.1}).cpu()),
+                  values(F::cross_entropy(x, labels, "none"_s, {.label_smoothing = 0.1})), 1e-5);
+    const auto gradient = [](const auto& weight) {
+        return jit(grad([weight](const auto& in, const auto& t) {
+            return F::cross_entropy(in, t, "mean"_s, {.weight = weight, .label_smoothing = 0.2});
+        }));
+    };
+    require_close(values(gradient(dw)(dx, dlabels).cpu()), values(gradient(w)(x, labels)), 1e-4);
+    const auto bad = from_vector(std::vector<std::int64_t>{3, 1000}).cuda();
+    CHECK_THROWS_AS(F::cross_entropy(x.narrow(0, 0, 2).cuda(), bad), IndexError);
 }

@@ -48,6 +48,7 @@
 #include "staticpy/core/error.hpp"
 #include "staticpy/core/fixed_string.hpp"
 #include "staticpy/kernels/math.hpp"
+#include "staticpy/nn/class_loss_device.hpp"
 #include "staticpy/tensor/broadcast.hpp"
 #include "staticpy/tensor/functors.hpp"
 #include "staticpy/tensor/op_objects.hpp"
@@ -364,7 +365,7 @@ struct class_weight_arg {
     friend bool operator==(const class_weight_arg& a, const class_weight_arg& b) {
         if (!a.tensor.defined() || !b.tensor.defined())
             return a.tensor.defined() == b.tensor.defined();
-        return a.tensor.data() == b.tensor.data() && a.tensor.sizes() == b.tensor.sizes() &&
+        return a.tensor.data_ptr() == b.tensor.data_ptr() && a.tensor.sizes() == b.tensor.sizes() &&
                a.tensor.strides() == b.tensor.strides();
     }
     /// As the IR dump shows it: "weight=[5]" or "weight=None".
@@ -389,6 +390,36 @@ class_loss_args<T> class_loss_args_of(const class_loss_args<T>& args) {
 template <class T>
 class_loss_args<T> class_loss_args_of(const class_loss_defaults&) {
     return {-100, 0.0, {}};
+}
+
+/// The checks a class loss makes of its operands' sizes and arguments, in PyTorch's order (the
+/// CPU's rows and the GPU's kernels alike); the effective label smoothing.
+template <class_target Target, class T, std::size_t R, std::size_t RT>
+double checked_smoothing(const std::array<std::int64_t, R>& input,
+                         const std::array<std::int64_t, RT>& target,
+                         const class_loss_args<T>& args) {
+    constexpr bool indices = Target == class_target::indices;
+    const double label_smoothing = std::get<1>(args);
+    const auto& weight = std::get<2>(args).tensor;
+    double smoothing = 0;
+    if constexpr (indices) {
+        smoothing = effective_smoothing(label_smoothing);
+        check_index_target(input, target);
+    } else {
+        if (std::get<0>(args) >= 0)
+            throw RuntimeError("ignore_index is not supported for floating point target");
+        check_probability_target(input, target);
+    }
+    const std::int64_t classes = class_layout(input).classes;
+    if (weight.defined() && weight.numel() != classes)
+        throw RuntimeError(std::string(indices ? "" : "cross_entropy: ") +
+                           "weight tensor should be defined either for all " +
+                           std::to_string(classes) +
+                           " classes or no classes but got weight tensor of shape: " +
+                           staticpy::detail::sizes_text(weight.sizes()));
+    if constexpr (!indices)
+        smoothing = effective_smoothing(label_smoothing);
+    return smoothing;
 }
 
 /// A class loss's operands, checked, as contiguous arrays: what the forward and backward loops
@@ -419,24 +450,8 @@ struct class_rows {
           x(input.data()),
           t(target.data()),
           weight(weight_tensor.defined() ? weight_tensor.data() : nullptr),
-          ignore_index(std::get<0>(args)) {
-        const double label_smoothing = std::get<1>(args);
-        if constexpr (indices) {
-            smoothing = effective_smoothing(label_smoothing);
-            check_index_target(in.sizes(), tg.sizes());
-        } else {
-            if (ignore_index >= 0)
-                throw RuntimeError("ignore_index is not supported for floating point target");
-            check_probability_target(in.sizes(), tg.sizes());
-        }
-        if (weight != nullptr && weight_tensor.numel() != layout.classes)
-            throw RuntimeError(std::string(indices ? "" : "cross_entropy: ") +
-                               "weight tensor should be defined either for all " +
-                               std::to_string(layout.classes) +
-                               " classes or no classes but got weight tensor of shape: " +
-                               staticpy::detail::sizes_text(weight_tensor.sizes()));
-        if constexpr (!indices)
-            smoothing = effective_smoothing(label_smoothing);
+          ignore_index(std::get<0>(args)),
+          smoothing(checked_smoothing<Target>(in.sizes(), tg.sizes(), args)) {
         spread = layout.classes > 0 ? smoothing / static_cast<double>(layout.classes) : 0.0;
         weight_total = 0;
         for (std::int64_t c = 0; c < layout.classes; ++c)
@@ -585,6 +600,50 @@ struct class_loss_rows_shape<S, true> {
 template <class S>
 using class_loss_rows_shape_t = typename class_loss_rows_shape<S>::type;
 
+/// A contiguous tensor's elements as a flat tensor (itself where it is contiguous).
+template <class T, class S>
+Tensor<T, dynamic_shape<1>> flat_elements(const Tensor<T, S>& t) {
+    return staticpy::detail::contiguous_as(
+        t.contiguous(), dynamic_shape<1>(std::array<std::int64_t, 1>{t.numel()}));
+}
+
+/// A class loss (Result loss) or its derivative (input_gradient, target_gradient) on GPU tensors:
+/// the operands checked as on the CPU, then handed to the CUDA backend's row kernels, flat and
+/// contiguous. The cotangent is undefined for the loss.
+template <class_input Input, class_target Target, reduction_kind Reduction,
+          class_loss_device_call::result Result, class Out, class T, class S, class U, class ST,
+          class G, class GS>
+Out class_loss_on_device(const class_loss_args<T>& args, const Tensor<T, S>& input,
+                         const Tensor<U, ST>& target, const Tensor<G, GS>& cotangent,
+                         const typename Out::shape_type& out_shape) {
+    const auto& weight = std::get<2>(args).tensor;
+    const Device device = staticpy::detail::check_same_device(input, target);
+    if (weight.defined())
+        staticpy::detail::check_same_device(input, weight);
+    if (cotangent.defined())
+        staticpy::detail::check_same_device(input, cotangent);
+    class_loss_device_call call;
+    call.what = Result;
+    call.reduction = Reduction == reduction_kind::none   ? class_loss_device_call::reduce::none
+                     : Reduction == reduction_kind::mean ? class_loss_device_call::reduce::mean
+                                                         : class_loss_device_call::reduce::sum;
+    call.logits = Input == class_input::logits;
+    call.indices = Target == class_target::indices;
+    call.smoothing = checked_smoothing<Target>(input.sizes(), target.sizes(), args);
+    const class_layout layout(input.sizes());
+    call.outer = layout.outer;
+    call.classes = layout.classes;
+    call.inner = layout.inner;
+    call.ignore_index = std::get<0>(args);
+    Out out(out_shape, device);
+    class_loss_on_cuda(class_loss_device_tag{}, call, flat_elements(input), flat_elements(target),
+                       weight.defined() ? flat_elements(weight) : Tensor<T, dynamic_shape<1>>(),
+                       cotangent.defined() ? flat_elements(cotangent)
+                                           : Tensor<G, dynamic_shape<1>>(),
+                       flat_elements(out));
+    return out;
+}
+
 template <class_input Input, class_target Target, reduction_kind Reduction, class T,
           std::size_t Wrt, class Args>
 struct class_loss_backward_op;
@@ -597,13 +656,13 @@ template <class_input Input, class_target Target, reduction_kind Reduction, clas
           class Args = class_loss_args<T>>
 struct class_loss_op {
     static constexpr const char* name = Input == class_input::logits ? "cross_entropy" : "nll_loss";
+    /// Its eager form runs on GPU tensors too, so a device graph runs it as it is.
+    static constexpr bool eager_on_cuda = true;
     [[no_unique_address]] Args args;
 
-    template <class S, class U, class ST>
-    auto operator()(const Tensor<T, S>& input, const Tensor<U, ST>& target) const {
-        const auto rows =
-            make_class_rows<Input, Target>(input, target, class_loss_args_of<T>(args));
-        const std::int64_t n = rows.layout.rows();
+    /// Its result's shape: the input's without its class dim (reduction 'none'), or [].
+    template <class S>
+    static auto result_shape(const S& input) {
         if constexpr (Reduction == reduction_kind::none) {
             using out_shape = class_loss_rows_shape_t<S>;
             std::array<std::int64_t, out_shape::rank> sizes{};
@@ -612,7 +671,25 @@ struct class_loss_op {
                 for (std::size_t d = 2; d < S::rank; ++d)
                     sizes[d - 1] = input.sizes()[d];
             }
-            Tensor<T, out_shape> out{out_shape(sizes)};
+            return out_shape(sizes);
+        } else {
+            return shape<>{};
+        }
+    }
+
+    template <class S, class U, class ST>
+    auto operator()(const Tensor<T, S>& input, const Tensor<U, ST>& target) const {
+        using out_shape = decltype(result_shape(input.shape()));
+        if (input.is_cuda() || target.is_cuda())
+            return class_loss_on_device<Input, Target, Reduction,
+                                        class_loss_device_call::result::loss, Tensor<T, out_shape>>(
+                class_loss_args_of<T>(args), input, target, Tensor<T, shape<>>(),
+                result_shape(input.shape()));
+        const auto rows =
+            make_class_rows<Input, Target>(input, target, class_loss_args_of<T>(args));
+        const std::int64_t n = rows.layout.rows();
+        if constexpr (Reduction == reduction_kind::none) {
+            Tensor<T, out_shape> out{result_shape(input.shape())};
             for (std::int64_t r = 0; r < n; ++r)
                 out.data()[r] = static_cast<T>(rows.row_loss(r).first);
             return out;
@@ -654,11 +731,23 @@ template <class_input Input, class_target Target, reduction_kind Reduction, clas
 struct class_loss_backward_op {
     static constexpr const char* name =
         Input == class_input::logits ? "cross_entropy_backward" : "nll_loss_backward";
+    static constexpr bool eager_on_cuda = true;
     [[no_unique_address]] Args args;
 
     template <class G, class GS, class S, class U, class ST>
     auto operator()(const Tensor<G, GS>& g, const Tensor<T, S>& input,
                     const Tensor<U, ST>& target) const {
+        if (g.is_cuda() || input.is_cuda() || target.is_cuda()) {
+            using result = class_loss_device_call::result;
+            if constexpr (Wrt == 0)
+                return class_loss_on_device<Input, Target, Reduction, result::input_gradient,
+                                            Tensor<T, S>>(class_loss_args_of<T>(args), input,
+                                                          target, g, input.shape());
+            else
+                return class_loss_on_device<Input, Target, Reduction, result::target_gradient,
+                                            Tensor<U, ST>>(class_loss_args_of<T>(args), input,
+                                                           target, g, target.shape());
+        }
         const auto rows =
             make_class_rows<Input, Target>(input, target, class_loss_args_of<T>(args));
         const auto cotangent = g.contiguous();

@@ -320,14 +320,10 @@ inline std::string cuda_kernel_source(const std::string& name, const graph::kern
     return s;
 }
 
-/// The row softmax kernels (softmax and log_softmax over one dim; PyTorch's softmax(x, dim)),
-/// for float and double: a block per row, three passes over it as the CPU's row kernel
-/// (kernels/softmax.hpp): the max (NaN wins, as torch.maximum), the sum of exp(x - max) in double,
-/// then the scale or the shift, each combined across the block by warp shuffles and shared
-/// memory. Row r of a contiguous tensor reduced over a dim of `cols` elements with `inner`
-/// elements after it starts at (r / inner) * cols * inner + r % inner, its elements `inner` apart.
-///   softmax_rows_float(rows, cols, inner, x, y, log_form)
-inline constexpr const char* softmax_source = R"(
+/// staticpy_block_reduce(v, combine, shared32): v combined over a block (of a multiple of 32
+/// threads) by warp shuffles, then across warps through 32 elements of shared memory; every thread
+/// gets the result. The row kernels' reduction (softmax, the class losses).
+inline constexpr const char* block_reduce_source = R"(
 template <class T, class Combine>
 __device__ T staticpy_block_reduce(T v, Combine combine, T* shared32) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -338,8 +334,7 @@ __device__ T staticpy_block_reduce(T v, Combine combine, T* shared32) {
     __syncthreads();
     if (warp == 0) {
         const int warps = (int)((blockDim.x + 31) >> 5);
-        // lanes past the last warp repeat warp 0's value: harmless for max, and the sum's
-        // caller passes its identity instead
+        // lanes past the last warp hold warp 0's value, never combined (lane + offset < warps)
         v = shared32[lane < warps ? lane : 0];
         for (int offset = 16; offset > 0; offset /= 2) {
             const T other = staticpy_shfl_down(v, offset);
@@ -354,7 +349,16 @@ __device__ T staticpy_block_reduce(T v, Combine combine, T* shared32) {
     __syncthreads(); // shared32 is read by every thread before it is written again
     return all;
 }
+)";
 
+/// The row softmax kernels (softmax and log_softmax over one dim; PyTorch's softmax(x, dim)),
+/// for float and double: a block per row, three passes over it as the CPU's row kernel
+/// (kernels/softmax.hpp): the max (NaN wins, as torch.maximum), the sum of exp(x - max) in double,
+/// then the scale or the shift, each combined across the block by warp shuffles and shared
+/// memory. Row r of a contiguous tensor reduced over a dim of `cols` elements with `inner`
+/// elements after it starts at (r / inner) * cols * inner + r % inner, its elements `inner` apart.
+///   softmax_rows_float(rows, cols, inner, x, y, log_form)
+inline constexpr const char* softmax_source = R"(
 template <class T>
 __device__ void staticpy_softmax_rows(long long rows, long long cols, long long inner,
                                       const T* x, T* y, int log_form, T* max32, double* sum32) {
@@ -398,7 +402,7 @@ extern "C" __global__ void softmax_rows_double(long long rows, long long cols, l
 /// The source of the row softmax kernels softmax_rows_float and softmax_rows_double (see
 /// detail::softmax_source), launched with a multiple of 32 threads a block.
 inline std::string softmax_kernels_source() {
-    return std::string(detail::cuda_prelude) + detail::softmax_source;
+    return std::string(detail::cuda_prelude) + detail::block_reduce_source + detail::softmax_source;
 }
 
 /// The CUDA source of a program's fused kernels (one translation unit, kernels named kernel_<k>

@@ -22,9 +22,10 @@
 //
 // softmax and log_softmax nodes run the row kernels (a block per row); matmul nodes run cuBLAS
 // (cublas.hpp) through the eager matmul, the bias or activation after one in the next fused
-// kernel; views (transpose, reshape, ...) are views of the device's tensors. Not on the device
-// yet: the other opaque ops (convolution, cross_entropy, layer_norm, ...): a program with one
-// throws a RuntimeError naming it, before any work; the CPU runs it.
+// kernel; views (transpose, reshape, ...) are views of the device's tensors; cross_entropy and
+// nll_loss (and their derivatives) run their row kernels (class_loss.hpp). Not on the device yet:
+// the other opaque ops (convolution, layer_norm, ...): a program with one throws a RuntimeError
+// naming it, before any work; the CPU runs it.
 
 #include <algorithm>
 #include <array>
@@ -245,12 +246,16 @@ private:
 
     /// Whether slot S is an opaque op whose eager implementation runs on a GPU's tensors: a view
     /// (transpose, reshape, x[...], ...), which only describes the elements differently (or, for
-    /// reshape and contiguous of a view, copies them), or sum_to (autodiff's broadcast
-    /// gradient: an eager sum, which runs on the device).
+    /// reshape and contiguous of a view, copies them), sum_to (autodiff's broadcast gradient: an
+    /// eager sum, which runs on the device), or an op that says so (eager_on_cuda: the class
+    /// losses, whose row kernels are class_loss.hpp's).
     template <std::size_t S>
     static constexpr bool runs_eagerly = [] {
         if constexpr (node_t<S>::kind == graph::node_kind::opaque &&
-                      requires { node_t<S>::op_type::name; }) {
+                      requires { node_t<S>::op_type::eager_on_cuda; }) {
+            return node_t<S>::op_type::eager_on_cuda;
+        } else if constexpr (node_t<S>::kind == graph::node_kind::opaque &&
+                             requires { node_t<S>::op_type::name; }) {
             const std::string_view name = node_t<S>::op_type::name;
             for (const std::string_view view :
                  {"transpose", "permute", "t", "reshape", "view", "flatten", "expand", "squeeze",
@@ -658,7 +663,7 @@ private:
         struct softmax_kernels {};
         compiled_kernels& ks = kernel_registry::process().get(
             kernel_key{std::type_index(typeid(softmax_kernels)), 0, cuda_layout{}, device_.index()},
-            [] { return std::string(softmax_source); });
+            [] { return std::string(block_reduce_source) + softmax_source; });
         kernel_arguments a;
         a.add<long long>(rows);
         a.add<long long>(cols);
