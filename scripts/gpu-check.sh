@@ -26,7 +26,7 @@ cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DSTATICPY_BUILD_TESTS=O
 grep "staticpy: CUDA" "$BUILD.configure.log" || true
 
 targets=(cuda_device_test cuda-codegen_runtime_test cuda-codegen_kernels_test
-         cuda-codegen_allocator_test cuda-codegen_fake_driver_test cuda-codegen_emulated_matmul_test
+         cuda-codegen_allocator_test cuda-codegen_emulated_driver_test cuda-codegen_emulated_matmul_test
          cuda-codegen_emulated_training_test staticpy_fake_libcuda
          staticpy_fake_nvrtc staticpy_fake_cublas)
 make -C "$BUILD" -j"$JOBS" "${targets[@]}" > "$BUILD.build.log" 2>&1 ||

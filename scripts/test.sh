@@ -8,6 +8,10 @@
 #                                clang pass checks those) and the derivative tests (autodiff:
 #                                ~12 minutes of build per pass; the clang pass runs them under
 #                                the sanitizers; docs/autodiff.md's snippets still build here)
+#                                and the emulated-device tests (cuda-codegen/emulated_*: built at
+#                                -O0 in any pass, their run the stand-in NVRTC's compiles, 2.5
+#                                minutes of this pass; the clang pass runs them under the
+#                                sanitizers)
 #   clang  build/clang  clang++, Debug, -Werror, under AddressSanitizer + UndefinedBehaviorSanitizer
 #                                (one build is both the clang pass and the sanitizer pass), all
 #                                labels but headers (each header compiled alone: once is enough)
@@ -117,7 +121,8 @@ for pass in "${passes[@]}"; do
         gcc)   BUILD_TYPE=Release run_pass gcc g++ -LE compile-fail -- \
                    -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
                    -DSTATICPY_SANITIZE=OFF -DSTATICPY_COMPILE_FAIL_CONTROL=OFF \
-                   -DSTATICPY_COMPILE_FAIL_PCH=OFF -DSTATICPY_AUTODIFF_TESTS=OFF || failed=1 ;;
+                   -DSTATICPY_COMPILE_FAIL_PCH=OFF -DSTATICPY_AUTODIFF_TESTS=OFF \
+                   -DSTATICPY_EMULATED_DEVICE_TESTS=OFF || failed=1 ;;
         clang|asan)
                run_pass clang clang++ -LE '^(headers|install)$' -- -DSTATICPY_SANITIZE=ON \
                    -DSTATICPY_SANITIZE_SKIP=alignment,null -DSTATICPY_COMPILE_FAIL_CONTROL=OFF \

@@ -1,5 +1,5 @@
 // A stand-in for cuBLAS (libcublas.so) over the stand-in driver's "device" memory, which is host
-// memory: what fake_driver_test loads through STATICPY_CUBLAS_LIBRARY, so that matmul on a GPU
+// memory: what the emulated-device tests load through STATICPY_CUBLAS_LIBRARY, so that matmul on a GPU
 // (backend/cuda/cublas.hpp) runs here. Its GEMMs are column-major, with cuBLAS's argument checks
 // (an ld below the rows of the matrix it describes is CUBLAS_STATUS_INVALID_VALUE, as cuBLAS
 // answers), so that a wrong translation of row-major strides fails here as it would on a GPU.

@@ -86,8 +86,7 @@ public:
         const fs::path so = dir / (stem + ".so");
         const std::string cmd =
             std::string(STATICPY_TEST_CXX) +
-            " -std=c++20 -O0 -pthread -shared -fPIC -include " STATICPY_TESTS_DIR
-            "/cuda-codegen/cuda_host_emulation.hpp " +
+            " -std=c++20 -O0 -w -pthread -shared -fPIC -include " STATICPY_TEST_EMULATION " " +
             (dir / (stem + ".cpp")).string() + " -o " + so.string();
         INFO(cmd);
         REQUIRE(std::system(cmd.c_str()) == 0);
