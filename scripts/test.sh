@@ -10,8 +10,12 @@
 #                                the sanitizers; docs/autodiff.md's snippets still build here)
 #                                and the emulated-device tests (cuda-codegen/emulated_*: built at
 #                                -O0 in any pass, their run the stand-in NVRTC's compiles, 2.5
-#                                minutes of this pass; the clang pass runs them under the
-#                                sanitizers)
+#                                minutes of this pass) and the jit test's scalar twin (2.4 minutes
+#                                of its CPU; the clang pass runs both under the sanitizers); the
+#                                labels nn, graph and docs at -O1 (STATICPY_TEST_O1_LABELS: their
+#                                checks are semantics, at -O2 a third more compile, ~7 minutes of
+#                                this pass's CPU; the kernels they run are compiled at -O2 by the
+#                                kernels and backend tests and the demo)
 #   clang  build/clang  clang++, Debug, -Werror, under AddressSanitizer + UndefinedBehaviorSanitizer
 #                                (one build is both the clang pass and the sanitizer pass), all
 #                                labels but headers (each header compiled alone: once is enough)
@@ -122,7 +126,8 @@ for pass in "${passes[@]}"; do
                    -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
                    -DSTATICPY_SANITIZE=OFF -DSTATICPY_COMPILE_FAIL_CONTROL=OFF \
                    -DSTATICPY_COMPILE_FAIL_PCH=OFF -DSTATICPY_AUTODIFF_TESTS=OFF \
-                   -DSTATICPY_EMULATED_DEVICE_TESTS=OFF || failed=1 ;;
+                   -DSTATICPY_EMULATED_DEVICE_TESTS=OFF -DSTATICPY_SCALAR_JIT_TEST=OFF \
+                   "-DSTATICPY_TEST_O1_LABELS=nn;graph;docs" || failed=1 ;;
         clang|asan)
                run_pass clang clang++ -LE '^(headers|install)$' -- -DSTATICPY_SANITIZE=ON \
                    -DSTATICPY_SANITIZE_SKIP=alignment,null -DSTATICPY_COMPILE_FAIL_CONTROL=OFF \
