@@ -93,6 +93,8 @@ inline constexpr std::size_t tracer_leaves_v =
 template <class S>
 struct retype_op {
     static constexpr const char* name = "as_shape";
+    /// A view: it runs as it is on a GPU's tensors too (the CUDA evaluator).
+    static constexpr bool eager_on_cuda = true;
     std::tuple<> args;
     template <class T, class S0>
     Tensor<T, S> operator()(const Tensor<T, S0>& x) const {

@@ -169,7 +169,7 @@ struct Net : nn::Module<Net> {
     nn::Sequential<nn::Linear<4, 3>, nn::Tanh> head;
     decltype(ones<float>(3_c)) scale = ones<float>(3_c);
     explicit Net(Generator& gen) : block(gen), head(nn::Linear<4, 3>(gen), nn::Tanh{}) {}
-    auto own_parameters() const { return dict("scale"_s = scale); }
+    auto own_parameters() const { return dict("scale"_s = &scale); }
     auto children() const { return dict("block"_s = &block, "head"_s = &head); }
     template <class Self, class X>
     auto forward(const Self& self, const X& x) const {
@@ -189,6 +189,12 @@ TEST_CASE("a user's module: members, children() and forward(self, x), composed")
     CHECK(params["head.0.bias"_s].data() == net.head[0_c].bias.data());
     CHECK(params["scale"_s].data() == net.scale.data());
     CHECK(repr(net.block.parameters().keys()) == "['fc.weight', 'fc.bias']");
+    // to() the device the tensors are on already: the same tensors (to() on a GPU: the
+    // cuda-codegen tests), the module returned.
+    CHECK(&net.to(kCPU) == &net);
+    CHECK(&net.cpu() == &net);
+    CHECK(net.parameters()["block.fc.weight"_s].data() == net.block.fc.weight.data());
+    CHECK(net.parameters()["scale"_s].data() == net.scale.data());
 
     const auto x = randn<float>(5_c, 6_c, gen);
     net.scale.data()[2] = 2.f;

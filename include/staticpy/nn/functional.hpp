@@ -48,8 +48,8 @@
 #include "staticpy/core/error.hpp"
 #include "staticpy/core/fixed_string.hpp"
 #include "staticpy/kernels/math.hpp"
-#include "staticpy/nn/class_loss_device.hpp"
 #include "staticpy/tensor/broadcast.hpp"
+#include "staticpy/tensor/class_loss_device.hpp"
 #include "staticpy/tensor/functors.hpp"
 #include "staticpy/tensor/op_objects.hpp"
 #include "staticpy/tensor/ops_elementwise.hpp"
@@ -599,6 +599,9 @@ struct class_loss_rows_shape<S, true> {
 };
 template <class S>
 using class_loss_rows_shape_t = typename class_loss_rows_shape<S>::type;
+
+using staticpy::detail::class_loss_device_call;
+using staticpy::detail::class_loss_device_tag;
 
 /// A contiguous tensor's elements as a flat tensor (itself where it is contiguous).
 template <class T, class S>

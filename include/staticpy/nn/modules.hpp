@@ -13,9 +13,11 @@
 //   auto [loss, grads] = jit(value_and_grad(loss_fn))(params, x, y);   // grads: the same keys
 //
 // A module M provides some of
-//   M::own_parameters() const    its own parameters' tensor handles, a dict keyed by their names
-//                                ("weight", "bias"): the layers
-//   M::own_buffers() const       its own buffers' tensor handles (BatchNorm's "running_mean",
+//   M::own_parameters() const    its own parameters, a dict keyed by their names ("weight",
+//                                "bias") of pointers to its tensor members (dict("weight"_s =
+//                                &weight): what to(device) moves), or of tensor handles (then
+//                                to() is a compile error): the layers
+//   M::own_buffers() const       its own buffers, likewise (BatchNorm's "running_mean",
 //                                "running_var", "num_batches_tracked"): state that is not trained
 //   M::children() const          its submodules, a dict of pointers keyed by their names
 //                                ("fc1", or "0" in a Sequential): the composite modules; they
@@ -28,7 +30,8 @@
 // child's names after its own and a dot ("fc1.weight"), as PyTorch's named_parameters();
 // buffers(), likewise; state_dict(), both in PyTorch's order; model(x); named_parameters();
 // named_buffers(); the mode: `training` (true until eval()), train(mode), eval(), which set it
-// in the module and every submodule. A user's module is a plain struct of that shape:
+// in the module and every submodule; to(device), cuda(), cpu(), which move every parameter and
+// buffer. A user's module is a plain struct of that shape:
 //
 //   struct MLP : nn::Module<MLP> {
 //       nn::Linear<784, 128> fc1;
@@ -135,22 +138,55 @@ constexpr std::int64_t static_batch_size() {
         return S::static_extents[0];
 }
 
-/// M's own parameters: own_parameters(), or none.
+/// A dict of a module's tensors as handles: each value itself, or what it points to (a module's
+/// own_parameters() and own_buffers() may give pointers to its members, which to() moves).
+template <class... Items>
+auto tensor_handles(const dict_t<Items...>& d) {
+    return boost::hana::unpack(d.entries, [](const auto&... item) {
+        const auto handle = [](const auto& v) -> decltype(auto) {
+            if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(v)>>)
+                return *v;
+            else
+                return v;
+        };
+        return dict((std::remove_cvref_t<decltype(item.key)>{} = handle(item.value))...);
+    });
+}
+
+/// M's own parameters: own_parameters(), or none, as handles.
 template <class M>
 auto own_parameters_of(const M& m) {
     if constexpr (requires { m.own_parameters(); })
-        return m.own_parameters();
+        return tensor_handles(m.own_parameters());
     else
         return dict();
 }
 
-/// M's own buffers: own_buffers(), or none.
+/// M's own buffers: own_buffers(), or none, as handles.
 template <class M>
 auto own_buffers_of(const M& m) {
     if constexpr (requires { m.own_buffers(); })
-        return m.own_buffers();
+        return tensor_handles(m.own_buffers());
     else
         return dict();
+}
+
+/// Each tensor of a module's own_parameters() or own_buffers() dict (pointers to the members of
+/// a module that is not const: the const may be cast away, as train() does for children())
+/// replaced by its copy on `device`.
+template <class... Items>
+void move_tensors(const dict_t<Items...>& d, const Device& device) {
+    boost::hana::for_each(d.entries, [&](const auto& item) {
+        using V = std::remove_cvref_t<decltype(item.value)>;
+        static_assert(std::is_pointer_v<V>,
+                      "staticpy: TypeError: module.to(device) moves the tensors that "
+                      "own_parameters() and own_buffers() point to: return pointers to the "
+                      "members, dict(\"weight\"_s = &weight), not tensor handles");
+        if constexpr (std::is_pointer_v<V>) {
+            auto& tensor = *const_cast<std::remove_const_t<std::remove_pointer_t<V>>*>(item.value);
+            tensor = tensor.to(device);
+        }
+    });
 }
 
 /// The dict `own`, then state(child) of each of M's children (in children()' order), each
@@ -252,6 +288,32 @@ public:
     /// PyTorch's module.eval(): train(false).
     Derived& eval() { return train(false); }
 
+    /// PyTorch's module.to(device): moves every parameter and buffer of the module and of its
+    /// submodules to `device`, in place (each member tensor replaced by its copy there); returns
+    /// the module. Handles taken before (parameters(), an optimiser's) keep the old tensors, so
+    /// move a model before making its optimiser, as PyTorch advises.
+    ///   model.to(kCUDA);   model.cuda();   model.cpu();
+    Derived& to(const Device& device) {
+        if constexpr (requires { self().own_parameters(); })
+            detail::move_tensors(self().own_parameters(), device);
+        if constexpr (requires { self().own_buffers(); })
+            detail::move_tensors(self().own_buffers(), device);
+        if constexpr (detail::has_children<Derived>) {
+            // As in train(): the children are members of *this, which is not const here.
+            boost::hana::unpack(self().children().entries, [&](const auto&... child) {
+                (const_cast<std::remove_cvref_t<decltype(*child.value)>*>(child.value)->to(device),
+                 ...);
+            });
+        }
+        return static_cast<Derived&>(*this);
+    }
+
+    /// PyTorch's module.cuda(device=None): to() the current CUDA device (cuda:index).
+    Derived& cuda(int index = -1) { return to(Device(DeviceType::CUDA, index)); }
+
+    /// PyTorch's module.cpu(): to() the CPU.
+    Derived& cpu() { return to(Device{}); }
+
     /// The parameters by PyTorch's names: the own ones, then each child's after its name and a
     /// dot ("0.weight", "fc1.bias"), as handles of the modules' tensors.
     auto parameters() const {
@@ -345,9 +407,9 @@ struct weight_and_bias {
 
     auto own_parameters() const {
         if constexpr (Bias)
-            return dict(str<"weight">{} = weight, str<"bias">{} = bias);
+            return dict(str<"weight">{} = &weight, str<"bias">{} = &bias);
         else
-            return dict(str<"weight">{} = weight);
+            return dict(str<"weight">{} = &weight);
     }
 };
 

@@ -760,9 +760,9 @@ using layer_norm_args = std::tuple<normalized_shape_arg<K>, double>;
 /// PyTorch's checks of layer_norm's operands (its _check_layer_norm_inputs).
 template <std::size_t K, std::size_t R, class... P>
 void check_layer_norm_operands(const normalized_shape_arg<K>& normalized,
-                               const std::array<std::int64_t, R>& input, bool has_weight,
-                               const P&... affine) {
-    std::size_t k = 0;
+                               const std::array<std::int64_t, R>& input,
+                               [[maybe_unused]] bool has_weight, const P&... affine) {
+    [[maybe_unused]] std::size_t k = 0; // both unused where there is no weight nor bias
     (
         [&] {
             const char* which = k++ == 0 && has_weight ? "weight" : "bias";
@@ -1220,14 +1220,14 @@ public:
 
     auto own_parameters() const {
         if constexpr (Affine)
-            return dict(str<"weight">{} = weight, str<"bias">{} = bias);
+            return dict(str<"weight">{} = &weight, str<"bias">{} = &bias);
         else
             return dict();
     }
     auto own_buffers() const {
         if constexpr (TrackRunningStats)
-            return dict(str<"running_mean">{} = running_mean, str<"running_var">{} = running_var,
-                        str<"num_batches_tracked">{} = num_batches_tracked);
+            return dict(str<"running_mean">{} = &running_mean, str<"running_var">{} = &running_var,
+                        str<"num_batches_tracked">{} = &num_batches_tracked);
         else
             return dict();
     }
@@ -1363,7 +1363,7 @@ public:
 
     auto own_parameters() const {
         if constexpr (ElementwiseAffine)
-            return dict(str<"weight">{} = weight, str<"bias">{} = bias);
+            return dict(str<"weight">{} = &weight, str<"bias">{} = &bias);
         else
             return dict();
     }

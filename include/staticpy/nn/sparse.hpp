@@ -230,7 +230,7 @@ public:
             init::zeros_(weight.select(0, *padding_idx));
     }
 
-    auto own_parameters() const { return dict(str<"weight">{} = weight); }
+    auto own_parameters() const { return dict(str<"weight">{} = &weight); }
 
     template <class Self, class I>
     auto forward(const Self& self, const I& indices) const {

@@ -1,7 +1,7 @@
 #pragma once
 // cross_entropy and nll_loss on GPU tensors (nn/functional.hpp's class_loss_op and its
-// derivative, handed over as nn/class_loss_device.hpp describes): row kernels, a block per row of
-// C classes, with the CPU's formulas (class_rows in nn/functional.hpp), sums in double:
+// derivative, handed over as tensor/class_loss_device.hpp describes): row kernels, a block per row
+// of C classes, with the CPU's formulas (class_rows in nn/functional.hpp), sums in double:
 //   class_loss_targets      one block: the first row whose class index is out of range, and the
 //                           sum of the target classes' weights ('mean' divides by it);
 //   class_loss_rows         each row's loss: the row's log-sum-exp (max, then the sum of
@@ -25,7 +25,7 @@
 #include "staticpy/backend/cuda/evaluate.hpp"
 #include "staticpy/backend/cuda/launch.hpp"
 #include "staticpy/core/error.hpp"
-#include "staticpy/nn/class_loss_device.hpp"
+#include "staticpy/tensor/class_loss_device.hpp"
 #include "staticpy/tensor/functors.hpp"
 #include "staticpy/tensor/tensor.hpp"
 
@@ -263,7 +263,7 @@ struct class_loss_kernels {
 
 } // namespace staticpy::cuda::detail
 
-namespace staticpy::nn::functional::detail {
+namespace staticpy::detail {
 
 /// A class loss or its derivative on one GPU's tensors (flat and contiguous; weight and the
 /// cotangent undefined where there are none): the row kernels of class_loss_source.
@@ -292,9 +292,10 @@ void class_loss_on_cuda(class_loss_device_tag, const class_loss_device_call& cal
     };
     const auto per_row = [&](const char* kernel, cd::kernel_arguments& a) {
         if (rows > 0)
-            cd::launch_default(ks.function(kernel),
-                               static_cast<unsigned>(std::min<std::int64_t>(rows, launch_shape.max_grid)),
-                               1, launch_shape.block, a);
+            cd::launch_default(
+                ks.function(kernel),
+                static_cast<unsigned>(std::min<std::int64_t>(rows, launch_shape.max_grid)), 1,
+                launch_shape.block, a);
     };
 
     // Class indices: checked first, with what a 'mean' divides by.
@@ -376,4 +377,4 @@ void class_loss_on_cuda(class_loss_device_tag, const class_loss_device_call& cal
             a);
 }
 
-} // namespace staticpy::nn::functional::detail
+} // namespace staticpy::detail

@@ -1,8 +1,10 @@
 #pragma once
 // What nn::functional's class losses (cross_entropy, nll_loss and their derivatives) hand to the
 // CUDA backend when their tensors are on a GPU: the call described at run time, every tensor
-// contiguous and flat. The backend (backend/cuda/class_loss.hpp) runs it as row kernels; this
-// header keeps the nn side free of CUDA, and says so where <staticpy/cuda.hpp> is not included.
+// contiguous and flat. The backend (backend/cuda/class_loss.hpp) runs it as row kernels. Here, in
+// the tensor layer below both (as the eager reductions' eager_reduce_tag), so that nn stays free
+// of CUDA and the backend does not include nn; a fallback says where <staticpy/cuda.hpp> is not
+// included.
 //
 //   class_loss_on_cuda(class_loss_device_tag{}, call, input, target, weight, cotangent, out);
 
@@ -10,7 +12,7 @@
 
 #include "staticpy/core/error.hpp"
 
-namespace staticpy::nn::functional::detail {
+namespace staticpy::detail {
 
 /// What a class-loss kernel computes, besides its tensors.
 struct class_loss_device_call {
@@ -36,4 +38,4 @@ void class_loss_on_cuda(Tag, const class_loss_device_call&, const Tensors&...) {
                        "and its translation unit does not include <staticpy/cuda.hpp>");
 }
 
-} // namespace staticpy::nn::functional::detail
+} // namespace staticpy::detail
