@@ -71,6 +71,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <boost/hana/for_each.hpp>
 #include <boost/hana/unpack.hpp>
 
 #include "staticpy/containers/dict.hpp"
@@ -138,18 +139,21 @@ constexpr std::int64_t static_batch_size() {
         return S::static_extents[0];
 }
 
-/// A dict of a module's tensors as handles: each value itself, or what it points to (a module's
-/// own_parameters() and own_buffers() may give pointers to its members, which to() moves).
+/// A tensor of a module's own_parameters() or own_buffers(): the value itself, or what it points
+/// to (a module may give pointers to its members, which to() moves).
+template <class V>
+const auto& tensor_handle(const V& v) {
+    if constexpr (std::is_pointer_v<V>)
+        return *v;
+    else
+        return v;
+}
+
+/// A dict of a module's tensors as handles.
 template <class... Items>
 auto tensor_handles(const dict_t<Items...>& d) {
     return boost::hana::unpack(d.entries, [](const auto&... item) {
-        const auto handle = [](const auto& v) -> decltype(auto) {
-            if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(v)>>)
-                return *v;
-            else
-                return v;
-        };
-        return dict((std::remove_cvref_t<decltype(item.key)>{} = handle(item.value))...);
+        return dict((std::remove_cvref_t<decltype(item.key)>{} = tensor_handle(item.value))...);
     });
 }
 
