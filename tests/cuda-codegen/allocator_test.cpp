@@ -1,7 +1,8 @@
 // The caching allocator of device memory (backend/cuda/allocator.hpp), on a host stand-in for the
 // driver's memory that counts what it is asked: block reuse by size class, the statistics
 // PyTorch's torch.cuda.memory_* report, empty_cache, the retry after returning the cache, and
-// "CUDA out of memory". Without a GPU, the process's allocator says CUDA is not available.
+// "CUDA out of memory". Without a GPU, the process's allocator says CUDA is not available, pinning
+// a tensor says so too, and a DataLoader(pin_memory=true) warns and leaves its batches unpinned.
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -13,6 +14,9 @@
 #include <catch2/catch.hpp>
 
 #include <staticpy/backend/cuda/allocator.hpp>
+#include <staticpy/backend/cuda/device_memory.hpp>
+#include <staticpy/data/dataloader.hpp>
+#include <staticpy/tensor.hpp>
 
 #include "../test_errors.hpp"
 
@@ -148,4 +152,26 @@ TEST_CASE("allocator: the process's allocator, without a GPU, says CUDA is not a
     CHECK(cuda::memory_allocated() == 0);
     CHECK(cuda::max_memory_allocated() == 0);
     cuda::empty_cache();
+}
+
+TEST_CASE("pinned memory: without a GPU, pinning says CUDA is not available, loaders warn") {
+    if (cuda::is_available())
+        return; // the GPU tests (label cuda) cover the other side
+    const auto x = arange<float>(4);
+    CHECK_THAT(test_errors::error_of<RuntimeError>([&] { (void)x.pin_memory(); }),
+               Catch::StartsWith("staticpy: CUDA is not available: "));
+    test_errors::capture_cerr captured;
+    struct numbers {
+        std::int64_t size() const { return 4; }
+        std::int64_t operator[](std::int64_t i) const { return i; }
+    };
+    data::DataLoader loader(numbers{}, {.batch_size = 2, .pin_memory = true});
+    int batches = 0;
+    for (const auto& batch : loader) {
+        CHECK_FALSE(batch.is_pinned());
+        ++batches;
+    }
+    CHECK(batches == 2);
+    CHECK(captured.text() == "UserWarning: 'pin_memory' argument is set as true but CUDA is not "
+                             "available, then device pinned memory won't be used.\n");
 }

@@ -31,7 +31,8 @@ template <class T, class S1, class S2>
 bool same(const Tensor<T, S1>& a, const Tensor<T, S2>& b) {
     if (!a.is_cpu() || !b.is_cpu() || a.sizes() != b.sizes())
         return false;
-    const auto ca = a.contiguous(), cb = b.contiguous();
+    const auto ca = a.contiguous();
+    const auto cb = b.contiguous();
     return std::vector<T>(ca.data(), ca.data() + ca.numel()) ==
            std::vector<T>(cb.data(), cb.data() + cb.numel());
 }

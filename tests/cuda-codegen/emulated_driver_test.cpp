@@ -8,8 +8,10 @@
 // kernel is compiled for the host and launched by the stand-in driver over its grid, and matmuls
 // run on the stand-in cuBLAS (fake_cublas.cpp); the results are compared with the CPU backend's.
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -155,6 +157,97 @@ TEST_CASE("fake driver: tensors to the device and back, with their views") {
     CHECK(cuda::memory_allocated() == before); // every block back in the cache
 }
 
+TEST_CASE("fake driver: arange, linspace, eye and the random functions made on the device") {
+    const auto r = arange<float>(1, 4, kCUDA);
+    CHECK(r.is_cuda());
+    CHECK(same(r.cpu(), arange<float>(1, 4)));
+    CHECK(same(arange(5, Device("cuda:0")).cpu(), arange(5)));
+    CHECK(same(arange(0.0, 1.0, 0.25, kCUDA).cpu(), arange(0.0, 1.0, 0.25)));
+    CHECK(same(linspace<double>(-1, 1, 5, kCUDA).cpu(), linspace<double>(-1, 1, 5)));
+    CHECK(same(eye(3_c, kCUDA).cpu(), eye(3_c)));
+    CHECK(same(eye<int>(2, 4, kCUDA).cpu(), eye<int>(2, 4)));
+    Generator g(42), h(42);
+    CHECK(same(rand(3_c, 2_c, g, kCUDA).cpu(), rand(3_c, 2_c, h)));
+    CHECK(same(randn<double>(5, g, kCUDA).cpu(), randn<double>(5, h)));
+    CHECK(same(randint(0, 10, 6_c, g, kCUDA).cpu(), randint(0, 10, 6_c, h)));
+    CHECK(rand(2_c, kCUDA).is_cuda());
+    CHECK(test_errors::error_of<RuntimeError>([] { (void)arange(3, Device("cuda:2")); }) ==
+          "staticpy: CUDA error: invalid device ordinal 2 (1 device)");
+}
+
+TEST_CASE("fake driver: strided views packed, written and filled by the device's copy kernel") {
+    auto& registry = cuda::detail::kernel_registry::process();
+    const auto x = arange<float>(24).reshape(2_c, 3_c, 4_c);
+    const auto d = x.cuda();
+    CHECK(same(d.permute(2_c, 0_c, 1_c).contiguous().cpu(), x.permute(2_c, 0_c, 1_c)));
+    const std::size_t compiles = registry.compiles();
+    CHECK(same(d.slice(2_c, 1, 4, 2).contiguous().cpu(), x.slice(2_c, 1, 4, 2)));
+    CHECK(same(d[1].t().clone().cpu(), x[1].t()));
+    CHECK(same(d.select(1_c, 2).cpu(), x.select(1_c, 2)));
+    CHECK(registry.compiles() == compiles); // one kernel per element size, compiled once
+    CHECK(same(d.slice(0_c, 0, 1).expand(3_c, 3_c, 4_c).contiguous().cpu(),
+               x.slice(0_c, 0, 1).expand(3_c, 3_c, 4_c)));
+    // every element size: bool and uint8 (1 byte), int (4), double and int64 (8)
+    const auto flags = x > 10.0f;
+    const auto turned = [](const auto& t) { return t.permute(2_c, 0_c, 1_c); };
+    CHECK(same(turned(flags.cuda()).contiguous().cpu(), turned(flags)));
+    const auto bytes = x.to<std::uint8_t>();
+    CHECK(same(turned(bytes.cuda()).contiguous().cpu(), turned(bytes)));
+    const auto ints = x.to<int>();
+    CHECK(same(turned(ints.cuda()).contiguous().cpu(), turned(ints)));
+    const auto doubles = x.to<double>();
+    CHECK(same(turned(doubles.cuda()).contiguous().cpu(), turned(doubles)));
+    const auto longs = x.to<std::int64_t>();
+    CHECK(same(turned(longs.cuda()).contiguous().cpu(), turned(longs)));
+    // fill_ and copy_ into strided views; a view written from an overlapping one of itself
+    auto m = zeros<double>(3_c, 4_c).cuda();
+    m.select(1_c, 1).fill_(2.5);
+    auto expected = zeros<double>(3_c, 4_c);
+    expected.select(1_c, 1).fill_(2.5);
+    CHECK(same(m.cpu(), expected));
+    auto sq = arange<float>(9).reshape(3_c, 3_c);
+    auto dsq = sq.cuda();
+    dsq.copy_(dsq.t());
+    sq.copy_(sq.t());
+    CHECK(same(dsq.cpu(), sq));
+    auto cols = zeros<float>(3_c, 4_c).cuda();
+    cols.slice(1_c, 0, 4, 2).copy_(d[0].slice(1_c, 1, 3)); // a device view into a device view
+    auto want = zeros<float>(3_c, 4_c);
+    want.slice(1_c, 0, 4, 2).copy_(x[0].slice(1_c, 1, 3));
+    CHECK(same(cols.cpu(), want));
+    cols.t().copy_(ones<float>(4_c, 3_c)); // a host tensor into a device view
+    CHECK(same(cols.cpu(), ones<float>(3_c, 4_c)));
+    // more dims than the kernel's 8 that do not merge: through the host, with the same result
+    const auto big = arange<float>(19683).reshape(3_c, 3_c, 3_c, 3_c, 3_c, 3_c, 3_c, 3_c, 3_c);
+    const auto every_other = [](const auto& t) {
+        return t.slice(0_c, 0, 3, 2)
+            .slice(1_c, 0, 3, 2)
+            .slice(2_c, 0, 3, 2)
+            .slice(3_c, 0, 3, 2)
+            .slice(4_c, 0, 3, 2)
+            .slice(5_c, 0, 3, 2)
+            .slice(6_c, 0, 3, 2)
+            .slice(7_c, 0, 3, 2)
+            .slice(8_c, 0, 3, 2);
+    };
+    CHECK(same(every_other(big.cuda()).contiguous().cpu(), every_other(big)));
+    const std::array<std::int64_t, 9> sizes{2, 2, 2, 2, 2, 2, 2, 2, 2};
+    std::array<std::int64_t, 9> strides{};
+    for (int k = 0; k < 9; ++k)
+        strides[static_cast<std::size_t>(k)] = 2 * static_cast<std::int64_t>(std::pow(3, 8 - k));
+    CHECK(cuda::detail::merged_copy_dims(sizes.data(), strides.data(), strides.data(), 9).rank ==
+          -1);
+    // dims that follow one another in both views merge, size-1 dims go: rows of 4 padded to 8
+    // in the source stay a dim of their own, the 2 x 3 rows above them become one
+    const std::array<std::int64_t, 4> s4{2, 1, 3, 4}, packed{12, 12, 4, 1}, rows{24, 24, 8, 1};
+    const auto merged = cuda::detail::merged_copy_dims(s4.data(), packed.data(), rows.data(), 4);
+    CHECK(merged.rank == 2);
+    CHECK(merged.sizes[0] == 6);
+    CHECK(merged.sizes[1] == 4);
+    CHECK(merged.dst[0] == 4);
+    CHECK(merged.src[0] == 8);
+}
+
 TEST_CASE("fake driver: copy_ across devices, into strided views and other dtypes") {
     auto d = zeros<float>(3_c, 4_c).cuda();
     d.copy_(ones<float>(3_c, 4_c));
@@ -170,6 +263,116 @@ TEST_CASE("fake driver: copy_ across devices, into strided views and other dtype
     auto other = zeros<float>(3_c, 4_c).cuda();
     other.copy_(d); // device to device
     CHECK(same(other.cpu(), expected));
+}
+
+TEST_CASE("fake driver: pinned memory, pin_memory() and non_blocking copies") {
+    auto& pool = cuda::detail::process_pinned_memory();
+    pool.empty_cache();
+    const auto x = arange<float>(12).reshape(3_c, 4_c);
+    CHECK_FALSE(x.is_pinned());
+    const auto p = x.t().pin_memory(); // a strided view: pinned contiguous
+    CHECK(p.is_pinned());
+    CHECK(p.is_cpu());
+    CHECK(p.is_contiguous());
+    CHECK(same(p, x.t()));
+    CHECK(reinterpret_cast<std::uintptr_t>(p.data()) % 4096 == 0);
+    CHECK(p.pin_memory().data_ptr() == p.data_ptr()); // already pinned: itself, as PyTorch's
+    CHECK(p[1].is_pinned());                          // a view of pinned memory is pinned
+    CHECK_FALSE(p.clone().is_pinned());
+    CHECK(pool.allocated_bytes() == 4096); // a page at least
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)x.cuda().pin_memory(); }) ==
+          "cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be pinned");
+    CHECK(test_errors::error_of<RuntimeError>([] {
+              (void)arange<std::int64_t>(2).cuda().pin_memory();
+          }) == "cannot pin 'torch.cuda.LongTensor' only dense CPU tensors can be pinned");
+
+    // non_blocking: pinned to the device and back into pinned memory, queued on the stream.
+    const auto d = p.to(kCUDA, true);
+    CHECK(d.is_cuda());
+    const auto back = d.to(kCPU, true);
+    CHECK(back.is_pinned());
+    cuda::synchronize();
+    CHECK(same(back, x.t()));
+    CHECK(same(p.cuda(0, true).cpu(), x.t()));
+    // Not pinned, or strided: an ordinary synchronous copy, as PyTorch's.
+    CHECK(same(x.to(kCUDA, true).cpu(), x));
+    CHECK(same(p.t().to(kCUDA, true).cpu(), x));
+    CHECK_FALSE(d.t().to(kCPU, true).is_pinned());
+    CHECK(same(zeros<float>(0).pin_memory().to(kCUDA, true).cpu(), zeros<float>(0)));
+    // bool and integer tensors pin too; a pinned tensor's own elements can be written.
+    auto flags = (x > 5.0f).pin_memory();
+    CHECK(same(flags.to(kCUDA, true).cpu(), x > 5.0f));
+    flags.fill_(true);
+    CHECK(same(flags, ones<bool>(3_c, 4_c)));
+}
+
+TEST_CASE("fake driver: a freed pinned block is cached and handed out again after its copies") {
+    auto& pool = cuda::detail::process_pinned_memory();
+    pool.empty_cache();
+    const std::size_t in_use = pool.allocated_bytes();
+    const float* first = nullptr;
+    {
+        const auto p = arange<float>(3000).pin_memory(); // 12000 bytes: the 16 KiB class
+        first = p.data();
+        (void)p.to(kCUDA, true); // the block now waits for this copy when freed
+        CHECK(pool.allocated_bytes() == in_use + 16384);
+    }
+    CHECK(pool.allocated_bytes() == in_use);
+    CHECK(pool.cached_bytes() == 16384);
+    {
+        const auto q = zeros<float>(4000).pin_memory(); // the same class: the same block
+        CHECK(q.data() == first);
+        CHECK(pool.cached_bytes() == 0);
+        const auto r = zeros<float>(4000).pin_memory(); // the class's only block is in use
+        CHECK(r.data() != first);
+    }
+    CHECK(pool.cached_bytes() == 2 * 16384);
+    pool.empty_cache();
+    CHECK(pool.cached_bytes() == 0);
+    using pool_type = cuda::detail::pinned_memory_pool;
+    CHECK(pool_type::size_class(0) == 4096);
+    CHECK(pool_type::size_class(4097) == 8192);
+    CHECK(pool_type::size_class(12000) == 16384);
+}
+
+TEST_CASE("fake driver: DataLoader(pin_memory=true) pins every tensor of its batches") {
+    using sample = std::tuple<Tensor<float, static_shape<2>>, std::int64_t>;
+    std::vector<sample> samples;
+    for (int i = 0; i < 6; ++i)
+        samples.emplace_back(full<float>(shape(2_c), float(i)), i);
+    struct samples_dataset {
+        std::vector<sample>* items;
+        sample operator[](std::int64_t i) const { return (*items)[static_cast<std::size_t>(i)]; }
+        std::int64_t size() const { return static_cast<std::int64_t>(items->size()); }
+    };
+    for (const int workers : {0, 2}) {
+        INFO("num_workers=" << workers);
+        data::DataLoader loader(samples_dataset{&samples},
+                                {.batch_size = 4, .num_workers = workers, .pin_memory = true});
+        std::int64_t seen = 0;
+        for (const auto& [xb, yb] : loader) {
+            CHECK(xb.is_pinned());
+            CHECK(yb.is_pinned());
+            const auto on_device = xb.to(kCUDA, true);
+            cuda::synchronize();
+            CHECK(same(on_device.cpu(), yb.to<float>().unsqueeze(1).expand(yb.size(0), 2)));
+            seen += yb.size(0);
+        }
+        CHECK(seen == 6);
+    }
+    // Containers of tensors: a dict's values, a vector's elements; numbers and strings stay.
+    auto batch = std::make_tuple(
+        dict("x"_s = ones<float>(2_c), "name"_s = std::string("a")),
+        std::vector{zeros<int>(3_c), ones<int>(3_c)},
+        std::map<std::string, Tensor<double, static_shape<1>>>{{"w", ones<double>(1_c)}}, 7);
+    data::detail::pin_in_place(batch);
+    CHECK(std::get<0>(batch)["x"_s].is_pinned());
+    CHECK(std::get<0>(batch)["name"_s] == "a");
+    CHECK(std::get<1>(batch)[0].is_pinned());
+    CHECK(std::get<1>(batch)[1].is_pinned());
+    CHECK(same(std::get<1>(batch)[1], ones<int>(3_c)));
+    CHECK(std::get<2>(batch).at("w").is_pinned());
+    CHECK(std::get<3>(batch) == 7);
 }
 
 TEST_CASE("fake driver: host code refuses device memory, mixed devices are PyTorch's error") {

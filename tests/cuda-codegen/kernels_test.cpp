@@ -389,6 +389,15 @@ TEST_CASE("codegen: the class-loss row kernels compile for the GPU, each combina
     }
 }
 
+TEST_CASE("codegen: the strided copy kernel compiles for the GPU, each element size") {
+    // Its results against the CPU's: emulated_driver_test (views packed, written, filled).
+    using cuda::detail::strided_copy_kernels;
+    for (const std::string& sized :
+         {strided_copy_kernels<1>::source(), strided_copy_kernels<2>::source(),
+          strided_copy_kernels<4>::source(), strided_copy_kernels<8>::source()})
+        check_with_nvrtc(cuda::detail::cuda_prelude + sized, {"strided_copy"});
+}
+
 TEST_CASE("codegen: contiguous operands read and written four floats an access, then the tail") {
     Generator g(13);
     const auto x = randn(5, 7, g); // 35 elements: 8 packs of 4, then 3 alone

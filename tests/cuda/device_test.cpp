@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -262,4 +263,44 @@ TEST_CASE("device: cross_entropy and its gradient, rows of many classes, against
     require_close(values(gradient(dw)(dx, dlabels).cpu()), values(gradient(w)(x, labels)), 1e-4);
     const auto bad = from_vector(std::vector<std::int64_t>{3, 1000}).cuda();
     CHECK_THROWS_AS(F::cross_entropy(x.narrow(0, 0, 2).cuda(), bad), IndexError);
+}
+
+TEST_CASE("device: non_blocking copies from pinned memory, whose blocks wait for their copies") {
+    if (skip_without_gpu())
+        return;
+    // The copy waits in the stream behind a matmul (≈20 ms on an H200), so the pinned block it
+    // reads is freed, and asked for again, while the copy is still to come: handed out at once,
+    // it would be overwritten under the copy (the pool's events prevent that). Small sizes on the
+    // emulated device, where every copy is done when it returns.
+    const bool emulated = cuda::get_device_name() == "staticpy fake GPU";
+    const std::int64_t n = emulated ? 1 << 16 : 1 << 24;
+    const std::int64_t m = emulated ? 32 : 8192;
+    const auto a = ones<float>(m, m, kCUDA);
+    const auto busy = matmul(a, a);
+    const auto source = arange<float>(n);
+    auto on_device = [&] {
+        const auto pinned = source.pin_memory();
+        REQUIRE(pinned.is_pinned());
+        return pinned.to(kCUDA, true); // returns at once; the pinned block is freed here
+    }();
+    auto scribble = zeros<float>(n).pin_memory(); // the same size class
+    scribble.fill_(-1.0f);
+    const auto back = on_device.to(kCPU, true);
+    REQUIRE(back.is_pinned());
+    cuda::synchronize();
+    CHECK(values(back) == values(source));
+    CHECK(busy[0][0].item() == float(m));
+    // A batch of a pinning DataLoader goes up the same way.
+    struct rows {
+        std::int64_t size() const { return 16; }
+        std::tuple<Tensor<float, static_shape<8>>, std::int64_t> operator[](std::int64_t i) const {
+            return {full<float>(shape(8_c), float(i)), i};
+        }
+    };
+    data::DataLoader loader(rows{}, {.batch_size = 4, .num_workers = 2, .pin_memory = true});
+    for (const auto& [xb, yb] : loader) {
+        REQUIRE(xb.is_pinned());
+        const auto sums = sum(xb.to(kCUDA, true), 1).cpu();
+        CHECK(values(sums) == values((yb.to<float>() * 8.0f)));
+    }
 }

@@ -28,6 +28,8 @@
 #include <staticpy/data.hpp>
 #include <staticpy/staticpy.hpp>
 
+#include "../test_errors.hpp"
+
 using namespace staticpy;
 using namespace staticpy::data;
 using namespace staticpy::literals;
@@ -226,19 +228,7 @@ skipping_read read_skipping_errors(const Loader& loader, int limit = 1000) {
     return out;
 }
 
-/// std::cerr's output while it lives.
-class capture_cerr {
-public:
-    capture_cerr() : old_(std::cerr.rdbuf(out_.rdbuf())) {}
-    capture_cerr(const capture_cerr&) = delete;
-    capture_cerr& operator=(const capture_cerr&) = delete;
-    ~capture_cerr() { std::cerr.rdbuf(old_); }
-    [[nodiscard]] std::string text() const { return out_.str(); }
-
-private:
-    std::ostringstream out_;
-    std::streambuf* old_;
-};
+using test_errors::capture_cerr;
 
 std::size_t occurrences(const std::string& text, const std::string& part) {
     std::size_t n = 0;
@@ -647,10 +637,17 @@ TEST_CASE("batch_size=None, custom collate_fn, persistent workers, pin_memory") 
             CHECK(flatten(loader) == iota(8));
         CHECK(inits == 2);
     }
-    SECTION("pin_memory is accepted (one warning without CUDA)") {
+    SECTION("pin_memory is accepted (one warning without CUDA), batches unpinned") {
+        capture_cerr captured;
         DataLoader loader(Range{4}, {.batch_size = 2, .pin_memory = true});
+        CHECK(loader.pin_memory());
         CHECK(flatten(loader) == iota(4));
         CHECK(flatten(loader) == iota(4));
+        for (const auto& batch : loader)
+            CHECK_FALSE(batch.is_pinned());
+        CHECK(occurrences(captured.text(),
+                          "UserWarning: 'pin_memory' argument is set as true but CUDA is not "
+                          "available, then device pinned memory won't be used.\n") == 1);
     }
 }
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -202,4 +203,21 @@ TEST_CASE("devices are torch.device's names, and a program without the CUDA back
               (void)Tensor<float, staticpy::dynamic_shape<1>>(staticpy::dynamic_shape<1>(4),
                                                               Device("cuda"));
           }) == not_linked);
+    // arange, linspace, eye and the random functions take a device last too.
+    CHECK(staticpy::arange<float>(2, 7, 2, staticpy::kCPU).sizes()[0] == 3);
+    CHECK(staticpy::linspace(0.0, 1.0, 5, Device("cpu")).is_cpu());
+    CHECK(staticpy::eye(3_c, staticpy::kCPU).size(1) == 3);
+    staticpy::Generator g(7), h(7);
+    const auto drawn = staticpy::randn(4_c, g, staticpy::kCPU);
+    const auto same_draw = staticpy::randn(4_c, h);
+    CHECK(std::equal(drawn.data(), drawn.data() + 4, same_draw.data()));
+    CHECK(test_errors::error_of<staticpy::RuntimeError>(
+              [] { (void)staticpy::arange(5, staticpy::kCUDA); }) == not_linked);
+    CHECK(test_errors::error_of<staticpy::RuntimeError>(
+              [] { (void)staticpy::rand(2_c, staticpy::kCUDA); }) == not_linked);
+    CHECK_FALSE(x.is_pinned());
+    CHECK(test_errors::error_of<staticpy::RuntimeError>([&] { (void)x.pin_memory(); }) ==
+          not_linked);
+    CHECK(test_errors::error_of<staticpy::RuntimeError>(
+              [&] { (void)x.to(staticpy::kCUDA, true); }) == not_linked);
 }

@@ -128,6 +128,26 @@ struct device_memory_hooks {
     int (*current_index)();
     /// How many devices there are (an index past them is an error before any allocation).
     int (*count)();
+    /// Whether a device can be used (never throws): where it cannot, pinning is skipped with a
+    /// warning rather than failing (DataLoader's pin_memory).
+    bool (*available)() noexcept;
+    /// Page-locked host memory of `bytes` (never null; the "CUDA is not available" error or
+    /// MemoryError otherwise), which the device reads and writes without the host's help.
+    void* (*allocate_pinned)(std::size_t bytes);
+    /// Returns what allocate_pinned gave, for reuse once the copies queued on it are done.
+    void (*release_pinned)(void* p) noexcept;
+    /// Queues a copy of `bytes` between page-locked host memory and a device (either way) on
+    /// that device's stream, and returns at once: the host side must not be read or written
+    /// until the stream has done it (cuda::synchronize(), or a later synchronous copy).
+    void (*copy_async)(void* dst, Device dst_device, const void* src, Device src_device,
+                       std::size_t bytes);
+    /// Copies a strided view into another of the same sizes on the same device, on the device:
+    /// elements of element_size bytes, strides in elements, pointers at the views' first
+    /// elements, views not overlapping. False, with nothing done, where it cannot (the caller
+    /// goes through the host).
+    bool (*copy_strided)(void* dst, const std::int64_t* dst_strides, const void* src,
+                         const std::int64_t* src_strides, const std::int64_t* sizes, int rank,
+                         std::size_t element_size, int index);
 };
 
 /// The CUDA backend's table, null until a translation unit of the program includes

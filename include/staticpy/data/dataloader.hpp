@@ -161,7 +161,7 @@ private:
     public:
         explicit epoch(std::shared_ptr<config> cfg) : cfg_(std::move(cfg)) {
             const auto& o = cfg_->opts;
-            if (o.pin_memory)
+            if (o.pin_memory && !detail::can_pin_memory())
                 detail::warn_pin_memory_once();
             std::uint64_t base_seed = draw_base_seed();
             next_index_ = detail::make_index_reader<map_style>(o);
@@ -209,7 +209,7 @@ private:
                 indices = next_index_();
                 if (indices && !fetcher_)
                     fetcher_.emplace(cfg_->dataset.get(), cfg_->opts.collate_fn,
-                                     cfg_->opts.drop_last);
+                                     cfg_->opts.drop_last, cfg_->opts.pin_memory);
             } catch (...) {
                 // The sampler, or the iterable dataset's begin(), failed: as a Python
                 // generator that raised, it has nothing more, so the error comes once and the

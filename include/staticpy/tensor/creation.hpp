@@ -71,11 +71,32 @@ T uniform_sample(G& g) {
 // ---- empty / zeros / ones / full -------------------------------------------------------------
 // Each takes a device last, as PyTorch's device= (a Device, or kCPU / kCUDA):
 //   zeros<float>(2, 3, kCUDA)   full<int>(shape(4_c), 7, Device("cuda:1"))
-// A filled tensor on a GPU is filled on the host and copied there in one copy.
+// A filled tensor on a GPU is filled there (fill_).
 
 /// A Device, or a DeviceType (kCUDA) meaning that type's current device.
 template <class D>
 concept device_argument = std::is_same_v<D, Device> || std::is_same_v<D, DeviceType>;
+
+namespace detail {
+/// Whether a creation function's arguments end with a device.
+template <class... A>
+inline constexpr bool ends_with_device_v = [] {
+    if constexpr (sizeof...(A) == 0)
+        return false;
+    else
+        return device_argument<last_t<A...>>;
+}();
+
+/// make(the arguments but the last) on the host, moved to the device the arguments end with:
+/// arange, linspace, eye and the random functions with a device (no device kernels for them
+/// yet: one copy, as a filled tensor's).
+template <class F, class... A>
+auto made_then_moved(F&& make, A&&... args) {
+    const auto tup = std::forward_as_tuple(args...);
+    const Device device(std::get<sizeof...(A) - 1>(tup));
+    return apply_first<sizeof...(A) - 1>(make, tup).to(device);
+}
+} // namespace detail
 
 /// torch.empty: uninitialised elements (bools are false on the CPU).   empty<float>(2_c, n)
 template <class T = float, class... Es>
@@ -91,9 +112,12 @@ auto empty(A... extents) {
 /// torch.full: every element `value`.   full<float>(shape(2_c, 3_c), 7.f)   full<int>(2, 3, 7)
 template <class T = float, class... Es>
 Tensor<T, shape<Es...>> full(const shape<Es...>& s, T value, const Device& device = Device{}) {
-    auto t = empty<T>(s);
-    std::fill_n(t.data(), t.numel(), value);
-    return device.is_cpu() ? t : t.to(device);
+    auto t = empty<T>(s, device);
+    if (device.is_cpu())
+        std::fill_n(t.data(), t.numel(), value);
+    else
+        t.fill_(value); // on the device: one element copied up, then broadcast by the copy kernel
+    return t;
 }
 /// full<T>(extents..., value): the last argument is the value.
 template <class T = float, class... A>
@@ -214,6 +238,13 @@ auto arange(B end) {
     return arange<T>(0, end, 1);
 }
 
+/// arange(..., device): made on the host, then moved there.   arange<float>(10, kCUDA)
+template <class T = void, class... A>
+requires(sizeof...(A) >= 2 && sizeof...(A) <= 4 &&
+         detail::ends_with_device_v<A...>) auto arange(const A&... args) {
+    return detail::made_then_moved([](const auto&... a) { return arange<T>(a...); }, args...);
+}
+
 /// torch.linspace(start, end, steps): `steps` evenly spaced values from start to end, computed
 /// as PyTorch does (the first half from start, the second half back from end).
 template <class T = float>
@@ -230,6 +261,13 @@ Tensor<T, dynamic_shape<1>> linspace(double start, double end, std::int64_t step
     });
 }
 
+/// linspace(start, end, steps, device).
+template <class T = float, class D>
+requires device_argument<D> Tensor<T, dynamic_shape<1>> linspace(double start, double end,
+                                                                 std::int64_t steps, D device) {
+    return linspace<T>(start, end, steps).to(Device(device));
+}
+
 /// torch.eye(n) / eye(n, m): ones on the diagonal.   eye(3_c)
 template <class T = float, class N, class M>
 requires extent_arguments<N, M>
@@ -244,6 +282,12 @@ template <class T = float, class N>
 requires extent_arguments<N>
 auto eye(N n) {
     return eye<T>(n, n);
+}
+/// eye(n, device) / eye(n, m, device).
+template <class T = float, class... A>
+requires((sizeof...(A) == 2 || sizeof...(A) == 3) &&
+         detail::ends_with_device_v<A...>) auto eye(const A&... args) {
+    return detail::made_then_moved([](const auto&... a) { return eye<T>(a...); }, args...);
 }
 
 // ---- from data -------------------------------------------------------------------------------
@@ -326,7 +370,9 @@ tensor(std::initializer_list<std::initializer_list<std::initializer_list<T>>> pl
 }
 
 // ---- random ----------------------------------------------------------------------------------
-// Each takes an optional Generator as its last argument (the default generator otherwise).
+// Each takes an optional Generator after its sizes (the default generator otherwise), then an
+// optional device: rand(2_c, 3_c, gen, kCUDA) draws on the host and copies there, so a seeded
+// generator gives the same numbers on every device.
 
 namespace detail {
 template <class... A>
@@ -366,12 +412,15 @@ template <class T = float, class... A>
 auto rand(A&&... args) {
     static_assert(std::is_floating_point_v<T>,
                   "staticpy: TypeError: rand needs a floating-point dtype");
-    return detail::with_generator(
-        [](Generator& g, auto... e) {
-            return detail::generate<T>(shape(e...),
-                                       [&](std::int64_t) { return detail::uniform_sample<T>(g); });
-        },
-        args...);
+    if constexpr (detail::ends_with_device_v<A...>)
+        return detail::made_then_moved([](auto&... a) { return rand<T>(a...); }, args...);
+    else
+        return detail::with_generator(
+            [](Generator& g, auto... e) {
+                return detail::generate<T>(
+                    shape(e...), [&](std::int64_t) { return detail::uniform_sample<T>(g); });
+            },
+            args...);
 }
 
 /// torch.randn: standard normal.   randn(4_c, gen)
@@ -379,12 +428,15 @@ template <class T = float, class... A>
 auto randn(A&&... args) {
     static_assert(std::is_floating_point_v<T>,
                   "staticpy: TypeError: randn needs a floating-point dtype");
-    return detail::with_generator(
-        [](Generator& g, auto... e) {
-            return detail::generate<T>(shape(e...),
-                                       [&](std::int64_t) { return static_cast<T>(g.normal()); });
-        },
-        args...);
+    if constexpr (detail::ends_with_device_v<A...>)
+        return detail::made_then_moved([](auto&... a) { return randn<T>(a...); }, args...);
+    else
+        return detail::with_generator(
+            [](Generator& g, auto... e) {
+                return detail::generate<T>(
+                    shape(e...), [&](std::int64_t) { return static_cast<T>(g.normal()); });
+            },
+            args...);
 }
 
 /// torch.randint(low, high, size): integers in [low, high), int64 by default as in PyTorch.
@@ -394,12 +446,17 @@ auto randint(std::int64_t low, std::int64_t high, A&&... args) {
     if (!(low < high))
         throw RuntimeError("random_ expects 'from' to be less than 'to', but got from=" +
                            std::to_string(low) + " >= to=" + std::to_string(high));
-    return detail::with_generator(
-        [&](Generator& g, auto... e) {
-            return detail::generate<T>(
-                shape(e...), [&](std::int64_t) { return static_cast<T>(g.randint(low, high)); });
-        },
-        args...);
+    if constexpr (detail::ends_with_device_v<A...>)
+        return detail::made_then_moved([&](auto&... a) { return randint<T>(low, high, a...); },
+                                       args...);
+    else
+        return detail::with_generator(
+            [&](Generator& g, auto... e) {
+                return detail::generate<T>(shape(e...), [&](std::int64_t) {
+                    return static_cast<T>(g.randint(low, high));
+                });
+            },
+            args...);
 }
 
 /// rand_like / randn_like.

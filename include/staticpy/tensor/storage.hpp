@@ -8,6 +8,7 @@
 //   auto s = staticpy::Storage<float>::allocate(6);     // owning, aligned, shared by views
 //   auto w = staticpy::Storage<float>::wrap(ptr, 6);    // non-owning
 //   auto g = staticpy::Storage<float>::allocate(6, "cuda");  // on the GPU (<staticpy/cuda.hpp>)
+//   auto h = staticpy::Storage<float>::allocate_pinned(6);   // page-locked host memory (same)
 //
 // The memory of a CUDA device is not the host's: data() is the host's way in, and throws for a
 // storage on a GPU, so that no CPU loop ever reads device memory; the CUDA backend takes the
@@ -125,17 +126,7 @@ public:
     /// An owning buffer of n elements on `device` (the CPU, or a CUDA device through the CUDA
     /// backend's caching allocator), elements uninitialised except bools on the CPU.
     static Storage allocate(std::int64_t n, const Device& device) {
-        if (n < 0)
-            throw RuntimeError("Storage size must be non-negative, got " + std::to_string(n));
-        if (static_cast<std::uint64_t>(n) >
-            (std::numeric_limits<std::size_t>::max() - storage_alignment) / sizeof(T))
-            throw RuntimeError("Storage of " + std::to_string(n) + " elements is too large");
-        // At least one byte, rounded up to the alignment, so that data() is never null for an
-        // owning storage and the allocation size is a multiple of the alignment.
-        std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
-        bytes = (bytes + storage_alignment - 1) / storage_alignment * storage_alignment;
-        if (bytes == 0)
-            bytes = storage_alignment;
+        const std::size_t bytes = allocation_bytes(n);
         Storage s;
         s.size_ = n;
         s.owning_ = true;
@@ -161,6 +152,22 @@ public:
         if constexpr (std::is_same_v<T, bool>)
             std::memset(raw, 0, bytes);
         s.data_ = std::shared_ptr<T>(static_cast<T*>(raw), aligned_deleter{bytes});
+        return s;
+    }
+
+    /// An owning buffer of n elements on the host in page-locked memory from the CUDA driver
+    /// (torch's pinned memory), which a device copies to and from asynchronously. The "CUDA is
+    /// not available" RuntimeError where there is no driver or device.
+    static Storage allocate_pinned(std::int64_t n) {
+        const std::size_t bytes = allocation_bytes(n);
+        void* raw = detail::cuda_memory().allocate_pinned(bytes);
+        if constexpr (std::is_same_v<T, bool>)
+            std::memset(raw, 0, bytes);
+        Storage s;
+        s.size_ = n;
+        s.owning_ = true;
+        s.pinned_ = true;
+        s.data_ = std::shared_ptr<T>(static_cast<T*>(raw), pinned_deleter{});
         return s;
     }
 
@@ -192,6 +199,8 @@ public:
     [[nodiscard]] std::size_t nbytes() const noexcept {
         return static_cast<std::size_t>(size_) * sizeof(T);
     }
+    /// Whether the memory is page-locked host memory (torch.Tensor.is_pinned()).
+    [[nodiscard]] bool is_pinned() const noexcept { return pinned_; }
     /// Whether the memory is staticpy's (false for wrap / from_blob).
     [[nodiscard]] bool is_owning() const noexcept { return owning_; }
     /// How many Storage handles share the owning buffer (0 for a non-owning one).
@@ -203,6 +212,19 @@ public:
     explicit operator bool() const noexcept { return data_ != nullptr; }
 
 private:
+    /// The bytes an owning buffer of n elements takes: at least one, rounded up to the alignment,
+    /// so that data() is never null and the size is a multiple of the alignment.
+    static std::size_t allocation_bytes(std::int64_t n) {
+        if (n < 0)
+            throw RuntimeError("Storage size must be non-negative, got " + std::to_string(n));
+        if (static_cast<std::uint64_t>(n) >
+            (std::numeric_limits<std::size_t>::max() - storage_alignment) / sizeof(T))
+            throw RuntimeError("Storage of " + std::to_string(n) + " elements is too large");
+        const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
+        return bytes == 0 ? storage_alignment
+                          : (bytes + storage_alignment - 1) / storage_alignment * storage_alignment;
+    }
+
     struct aligned_deleter {
         std::size_t bytes;
         void operator()(T* p) const noexcept {
@@ -218,9 +240,16 @@ private:
         }
     };
 
+    struct pinned_deleter {
+        void operator()(T* p) const noexcept {
+            detail::cuda_memory_hooks()->release_pinned(static_cast<void*>(p));
+        }
+    };
+
     std::shared_ptr<T> data_;
     std::int64_t size_ = 0;
     bool owning_ = false;
+    bool pinned_ = false;
     Device device_{};
 };
 

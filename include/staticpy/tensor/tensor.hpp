@@ -358,15 +358,48 @@ public:
     [[nodiscard]] bool is_cpu() const noexcept { return device().is_cpu(); }
     /// The tensor on `device`: *this when already there (no copy, as PyTorch), else a contiguous
     /// copy. x.to("cuda"), x.to("cuda:1"), x.to(kCPU).
-    [[nodiscard]] Tensor to(const Device& device) const {
+    /// non_blocking, as PyTorch's: a contiguous pinned tensor's copy to a device is queued on the
+    /// device's stream and the call returns at once (the pinned memory is not reused before the
+    /// stream is done with it); a GPU tensor's copy to the CPU lands in pinned memory, and its
+    /// elements are there once the stream has done it (cuda::synchronize()). Any other copy is
+    /// synchronous.
+    ///   auto xb = batch.pin_memory().to(kCUDA, true);   // overlaps with the device's work
+    [[nodiscard]] Tensor to(const Device& device, bool non_blocking = false) const {
         const Device target = detail::resolve_device(device);
         if (!defined() || target == this->device())
             return *this;
+        if (non_blocking && numel() != 0 && is_contiguous() &&
+            ((is_pinned() && target.is_cuda()) || (is_cuda() && target.is_cpu()))) {
+            Tensor out = target.is_cpu() ? pinned_empty() : Tensor(shape_, target);
+            detail::cuda_memory().copy_async(out.data_ptr(), target, data_ptr(), this->device(),
+                                             static_cast<std::size_t>(numel()) * sizeof(T));
+            return out;
+        }
         return copy_to(target);
     }
     /// to(cuda:index), the current device by default; cpu() is to("cpu").
-    [[nodiscard]] Tensor cuda(int index = -1) const { return to(Device(DeviceType::CUDA, index)); }
+    [[nodiscard]] Tensor cuda(int index = -1, bool non_blocking = false) const {
+        return to(Device(DeviceType::CUDA, index), non_blocking);
+    }
     [[nodiscard]] Tensor cpu() const { return to(Device{}); }
+
+    /// Whether the elements are in page-locked host memory (torch.Tensor.is_pinned()).
+    [[nodiscard]] bool is_pinned() const noexcept { return storage_.is_pinned(); }
+    /// A contiguous copy in page-locked host memory, or *this when already pinned
+    /// (torch.Tensor.pin_memory()): what a non_blocking copy to a device needs. PyTorch's
+    /// RuntimeError for a GPU tensor; the "CUDA is not available" one where there is no device.
+    [[nodiscard]] Tensor pin_memory() const {
+        if (is_cuda())
+            throw RuntimeError("cannot pin 'torch.cuda." +
+                               std::string(scalar_type_name(dtype_of_v<T>)) +
+                               "Tensor' only dense CPU tensors can be pinned");
+        if (!defined() || is_pinned())
+            return *this;
+        Tensor out = pinned_empty();
+        if (numel() != 0)
+            out.assign_from(*this);
+        return out;
+    }
 
     // ---- elements ---------------------------------------------------------------------------
 
@@ -404,8 +437,13 @@ public:
 
     /// Sets every element to v; returns *this.
     Tensor& fill_(T v) {
-        if (is_cuda()) { // filled on the host (no fill kernel yet)
-            if (numel() != 0)
+        if (is_cuda()) { // a copy on the device from one element, at stride 0 in every dim
+            if (numel() == 0)
+                return *this;
+            const auto one = Storage<T>::allocate(1, device());
+            detail::cuda_memory().copy(one.device_data(), device(), &v, Device{}, sizeof(T));
+            const strides_type broadcast{};
+            if (!write_on_device(one.device_data(), broadcast))
                 update_through_host([&](Tensor& staged) { staged.fill_(v); });
             return *this;
         }
@@ -591,6 +629,12 @@ private:
         return out;
     }
 
+    /// A contiguous tensor of this shape in page-locked host memory, elements uninitialised.
+    [[nodiscard]] Tensor pinned_empty() const {
+        return Tensor(Storage<T>::allocate_pinned(numel()), 0, shape_,
+                      detail::contiguous_strides(shape_.sizes()));
+    }
+
     /// The storage span a view reaches: its first and one-past-last element offsets.
     [[nodiscard]] std::pair<std::int64_t, std::int64_t> storage_span() const noexcept {
         std::int64_t lo = offset_, hi = offset_;
@@ -612,7 +656,8 @@ private:
     }
 
     /// A contiguous copy on `target`. A contiguous tensor is one copy of its bytes; a strided
-    /// view on a GPU is made contiguous on the host first (no strided copy kernel yet).
+    /// view on a GPU is packed there by the strided copy kernel first (through the host only
+    /// where the kernel cannot: more than 8 dims that do not merge).
     [[nodiscard]] Tensor copy_to(const Device& target) const {
         Tensor out(shape_, target);
         if (numel() == 0)
@@ -622,11 +667,29 @@ private:
             detail::cuda_memory().copy(out.data_ptr(), target, data_ptr(), device(), bytes);
             return out;
         }
+        if (is_cuda()) {
+            Tensor packed = target == device() ? out : Tensor(shape_, device());
+            if (packed.write_on_device(data_ptr(), strides_)) {
+                if (target != device())
+                    detail::cuda_memory().copy(out.data_ptr(), target, packed.data_ptr(), device(),
+                                               bytes);
+                return out;
+            }
+        }
         const Tensor packed = is_cuda() ? staged_on_host().contiguous_copy() : contiguous_copy();
         if (target.is_cpu())
             return packed;
         detail::cuda_memory().copy(out.data_ptr(), target, packed.data_ptr(), Device{}, bytes);
         return out;
+    }
+
+    /// Writes the view of this tensor's device at src (with src_strides) into this view, on the
+    /// device; false where the kernel cannot.
+    bool write_on_device(const T* src, const strides_type& src_strides) {
+        const auto sizes = this->sizes();
+        return detail::cuda_memory().copy_strided(
+            data_ptr(), strides_.data(), src, src_strides.data(), sizes.data(),
+            static_cast<int>(rank), sizeof(T), device().index());
     }
 
     /// copy_ where either side is on a GPU: src converted to T on the host when its dtype
@@ -640,6 +703,12 @@ private:
                 detail::cuda_memory().copy(data_ptr(), device(), src.data_ptr(), src.device(),
                                            static_cast<std::size_t>(numel()) * sizeof(T));
                 return;
+            }
+            if (is_cuda()) { // the source on this device, apart from this view, then written in
+                const bool apart = src.device() == device() && !src.storage_.is_same(storage_);
+                const Tensor<U, S2> here = apart ? src : src.copy_to(device());
+                if (write_on_device(here.data_ptr(), here.strides_))
+                    return;
             }
         }
         const auto host_src = src.cpu();

@@ -5,7 +5,9 @@
 //
 // Ordering: staticpy's kernels and these copies all go to the legacy default stream (PyTorch's
 // default stream), whose work runs in order; the copies are the driver's synchronous ones, so a
-// copy to the host returns with the elements there, after every kernel launched before it.
+// copy to the host returns with the elements there, after every kernel launched before it. The
+// exception is a non_blocking copy to or from pinned host memory (pinned_memory.hpp): queued on
+// the same stream, so still in order with the kernels, but the host does not wait for it.
 
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +16,8 @@
 
 #include "staticpy/backend/cuda/allocator.hpp"
 #include "staticpy/backend/cuda/driver.hpp"
+#include "staticpy/backend/cuda/pinned_memory.hpp"
+#include "staticpy/backend/cuda/strided_copy.hpp"
 #include "staticpy/core/device.hpp"
 
 namespace staticpy::cuda::detail {
@@ -59,6 +63,36 @@ inline void copy_memory(void* dst, Device dst_device, const void* src, Device sr
     }
 }
 
+/// Queues a copy between pinned host memory and a device on the device's legacy default stream,
+/// and marks the pinned block as in use by it until the stream gets there.
+inline void copy_memory_async(void* dst, Device dst_device, const void* src, Device src_device,
+                              std::size_t bytes) {
+    const driver_api& api = driver();
+    if (dst_device.is_cuda()) {
+        make_current(dst_device.index());
+        check(api.cuMemcpyHtoDAsync_v2(device_address(dst), src, bytes, nullptr),
+              "cuMemcpyHtoDAsync");
+        process_pinned_memory().record_copy(src, dst_device.index());
+    } else {
+        make_current(src_device.index());
+        check(api.cuMemcpyDtoHAsync_v2(dst, device_address(src), bytes, nullptr),
+              "cuMemcpyDtoHAsync");
+        process_pinned_memory().record_copy(dst, src_device.index());
+    }
+}
+
+inline void* allocate_pinned_memory(std::size_t bytes) {
+    return process_pinned_memory().allocate(bytes);
+}
+
+inline void release_pinned_memory(void* p) noexcept {
+    process_pinned_memory().release(p);
+}
+
+inline bool device_available() noexcept {
+    return is_available();
+}
+
 /// The device a bare "cuda" means: 0 (no cuda::set_device yet). Checks that CUDA is there.
 inline int current_device_index() {
     (void)driver();
@@ -72,8 +106,10 @@ inline int present_device_count() {
 }
 
 inline const staticpy::detail::device_memory_hooks device_memory_hooks{
-    &allocate_device_memory, &release_device_memory, &copy_memory, &current_device_index,
-    &present_device_count};
+    &allocate_device_memory, &release_device_memory, &copy_memory,
+    &current_device_index,   &present_device_count,  &device_available,
+    &allocate_pinned_memory, &release_pinned_memory, &copy_memory_async,
+    &copy_strided_on_device};
 
 /// Registered at static initialisation by every translation unit that includes this header.
 inline const bool device_memory_registered =

@@ -87,6 +87,7 @@ struct driver_api {
     CUresult (*cuEventDestroy_v2)(CUevent) = nullptr;
     CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
     CUresult (*cuEventSynchronize)(CUevent) = nullptr;
+    CUresult (*cuEventQuery)(CUevent) = nullptr;
     CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
 };
 
@@ -201,6 +202,7 @@ inline driver_state load_driver(const std::vector<std::string>& candidates) {
     load_symbol(l, "cuEventDestroy_v2", api->cuEventDestroy_v2, missing);
     load_symbol(l, "cuEventRecord", api->cuEventRecord, missing);
     load_symbol(l, "cuEventSynchronize", api->cuEventSynchronize, missing);
+    load_symbol(l, "cuEventQuery", api->cuEventQuery, missing);
     load_symbol(l, "cuEventElapsedTime", api->cuEventElapsedTime, missing);
     if (!missing.empty()) {
         st.unavailable =

@@ -17,6 +17,7 @@
 #include "staticpy/data/dataset_base.hpp"
 #include "staticpy/data/detail/common.hpp"
 #include "staticpy/data/detail/loader_options.hpp"
+#include "staticpy/data/detail/pin.hpp"
 #include "staticpy/data/gather.hpp"
 
 namespace staticpy::data::detail {
@@ -98,22 +99,31 @@ class fetcher {
     using batch_type = typename types::batch_type;
 
 public:
-    /// drop_last: whether an iterable dataset's last, short batch is dropped.
-    fetcher(dataset_type& dataset, const Collate& collate_fn, bool drop_last)
-        : dataset_(dataset), collate_fn_(collate_fn), drop_last_(drop_last) {
+    /// drop_last: whether an iterable dataset's last, short batch is dropped; pin_memory:
+    /// whether batches are pinned (the loader's option, where a device can be used).
+    fetcher(dataset_type& dataset, const Collate& collate_fn, bool drop_last, bool pin_memory)
+        : dataset_(dataset),
+          collate_fn_(collate_fn),
+          drop_last_(drop_last),
+          pin_memory_(pin_memory && can_pin_memory()) {
         if constexpr (!types::map_style)
             iter_.emplace(std::ranges::begin(dataset));
     }
 
     /// The batch for `indices` (for an iterable dataset: of indices[0] samples); nullopt once an
-    /// iterable dataset is exhausted (PyTorch's StopIteration).
+    /// iterable dataset is exhausted (PyTorch's StopIteration). Pinned by the thread that
+    /// fetches it (a worker's, where there are workers), as PyTorch's pin-memory thread would.
     std::optional<batch_type> fetch(const std::vector<std::int64_t>& indices) {
+        std::optional<batch_type> batch;
         if constexpr (types::map_style)
-            return fetch_indexed(indices);
+            batch = fetch_indexed(indices);
         else if constexpr (types::batched)
-            return fetch_batch_of_next(indices.at(0));
+            batch = fetch_batch_of_next(indices.at(0));
         else
-            return fetch_next();
+            batch = fetch_next();
+        if (pin_memory_ && batch)
+            pin_in_place(*batch);
+        return batch;
     }
 
 private:
@@ -166,6 +176,7 @@ private:
     dataset_type& dataset_;
     const Collate& collate_fn_;
     bool drop_last_ = false;
+    bool pin_memory_ = false;
     std::optional<typename types::dataset_iterator> iter_;
     bool ended_ = false;
 };

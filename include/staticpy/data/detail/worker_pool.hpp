@@ -290,10 +290,10 @@ private:
         bool first_start = true;
         Generator& generator = generator_of(id, own_generator, first_start);
         const std::uint64_t seed = base_seed_ + static_cast<std::uint64_t>(id);
-        const worker_scope scope(WorkerInfo{id, workers_, seed,
-                                            static_cast<const void*>(&cfg_->dataset.get()),
-                                            &typeid(std::remove_cv_t<typename types::dataset_type>)},
-                                 generator);
+        const worker_scope scope(
+            WorkerInfo{id, workers_, seed, static_cast<const void*>(&cfg_->dataset.get()),
+                       &typeid(std::remove_cv_t<typename types::dataset_type>)},
+            generator);
         // Declared after the scope, so that the fetcher (an iterable dataset's iterator) ends
         // while get_worker_info() still answers.
         worker_state state;
@@ -327,7 +327,7 @@ private:
             if (first_start && o.worker_init_fn)
                 o.worker_init_fn(id);
             if (!state.init_error)
-                state.fetch.emplace(cfg_->dataset.get(), o.collate_fn, o.drop_last);
+                state.fetch.emplace(cfg_->dataset.get(), o.collate_fn, o.drop_last, o.pin_memory);
         } catch (...) {
             state.init_error = std::current_exception();
         }
