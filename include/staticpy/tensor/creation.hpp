@@ -78,14 +78,19 @@ template <class D>
 concept device_argument = std::is_same_v<D, Device> || std::is_same_v<D, DeviceType>;
 
 namespace detail {
-/// Whether a creation function's arguments end with a device.
-template <class... A>
-inline constexpr bool ends_with_device_v = [] {
+/// Whether a creation function's arguments end with one of type Last (cv and references aside).
+template <class Last, class... A>
+inline constexpr bool ends_with_v = [] {
     if constexpr (sizeof...(A) == 0)
         return false;
     else
-        return device_argument<last_t<A...>>;
+        return std::is_same_v<last_t<A...>, Last>;
 }();
+
+/// Whether they end with a device (a Device, or a DeviceType).
+template <class... A>
+inline constexpr bool ends_with_device_v =
+    ends_with_v<Device, A...> || ends_with_v<DeviceType, A...>;
 
 /// make(the arguments but the last) on the host, moved to the device the arguments end with:
 /// arange, linspace, eye and the random functions with a device (no device kernels for them
@@ -376,12 +381,7 @@ tensor(std::initializer_list<std::initializer_list<std::initializer_list<T>>> pl
 
 namespace detail {
 template <class... A>
-inline constexpr bool ends_with_generator_v = [] {
-    if constexpr (sizeof...(A) == 0)
-        return false;
-    else
-        return std::is_same_v<last_t<A...>, Generator>;
-}();
+inline constexpr bool ends_with_generator_v = ends_with_v<Generator, A...>;
 
 /// f(generator, extents...) with the generator the arguments end with, or the default one,
 /// whose mutex is held meanwhile (as PyTorch holds its default generator's): two threads drawing
