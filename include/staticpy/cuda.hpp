@@ -12,6 +12,7 @@
 #include "staticpy/backend/cuda/class_loss.hpp"
 #include "staticpy/backend/cuda/codegen.hpp"
 #include "staticpy/backend/cuda/compile.hpp"
+#include "staticpy/backend/cuda/conv_pool.hpp"
 #include "staticpy/backend/cuda/cublas.hpp"
 #include "staticpy/backend/cuda/device_memory.hpp"
 #include "staticpy/backend/cuda/driver.hpp"

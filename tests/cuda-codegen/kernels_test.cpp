@@ -398,6 +398,17 @@ TEST_CASE("codegen: the strided copy kernel compiles for the GPU, each element s
         check_with_nvrtc(cuda::detail::cuda_prelude + sized, {"strided_copy"});
 }
 
+TEST_CASE("codegen: the convolution and pooling kernels compile for the GPU, each element type") {
+    // Their results against the CPU's: emulated_conv_test.
+    using cuda::detail::conv_pool_kernels;
+    for (const std::string& typed :
+         {conv_pool_kernels<float>::source(), conv_pool_kernels<double>::source(),
+          conv_pool_kernels<std::int64_t>::source()})
+        check_with_nvrtc(cuda::detail::cuda_prelude + typed,
+                         {"conv_im2col", "conv_output", "conv_gather", "conv_col2im",
+                          "pool_forward", "pool_backward"});
+}
+
 TEST_CASE("codegen: contiguous operands read and written four floats an access, then the tail") {
     Generator g(13);
     const auto x = randn(5, 7, g); // 35 elements: 8 packs of 4, then 3 alone

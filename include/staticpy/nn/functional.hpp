@@ -603,12 +603,7 @@ using class_loss_rows_shape_t = typename class_loss_rows_shape<S>::type;
 using staticpy::detail::class_loss_device_call;
 using staticpy::detail::class_loss_device_tag;
 
-/// A contiguous tensor's elements as a flat tensor (itself where it is contiguous).
-template <class T, class S>
-Tensor<T, dynamic_shape<1>> flat_elements(const Tensor<T, S>& t) {
-    return staticpy::detail::contiguous_as(
-        t.contiguous(), dynamic_shape<1>(std::array<std::int64_t, 1>{t.numel()}));
-}
+using staticpy::detail::flat_elements;
 
 /// A class loss (Result loss) or its derivative (input_gradient, target_gradient) on GPU tensors:
 /// the operands checked as on the CPU, then handed to the CUDA backend's row kernels, flat and

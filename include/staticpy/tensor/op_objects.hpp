@@ -91,6 +91,14 @@ Tensor<T, S> contiguous_as(const Tensor<T, S0>& t, const S& s) {
     return Tensor<T, S>(t.storage(), t.storage_offset(), s, contiguous_strides(s.sizes()));
 }
 
+/// A tensor's elements in order as a flat tensor: itself, seen flat, where it is contiguous (as
+/// the device kernels that take their operands flat want them: the class losses, conv2d, the
+/// pools).
+template <class T, class S>
+Tensor<T, dynamic_shape<1>> flat_elements(const Tensor<T, S>& t) {
+    return contiguous_as(t.contiguous(), dynamic_shape<1>(std::array<std::int64_t, 1>{t.numel()}));
+}
+
 /// g summed back to the shape of `like`, which g's shape is a broadcast of: over the leading dims
 /// g has beyond like's rank, and over the dims where like has size 1 and g not (as autograd's
 /// sum_to). g itself (no copy) when the shapes are equal.

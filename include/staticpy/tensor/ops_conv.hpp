@@ -21,7 +21,8 @@
 // the autodiff tape. Its derivatives are op objects too, conv2d_input_backward (a transposed
 // convolution of the gradient) and conv2d_weight_backward, and theirs are convolutions again, so
 // grad(grad(f)) works through a convolution. The loops are kernels/conv.hpp's (im2col and the
-// GEMM, bias fused into the GEMM's epilogue).
+// GEMM, bias fused into the GEMM's epilogue); on a GPU's tensors, the CUDA backend's
+// (tensor/conv_pool_device.hpp: im2col kernels and cuBLAS), in eager and graph mode alike.
 
 #include <array>
 #include <cstddef>
@@ -34,6 +35,7 @@
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
 #include "staticpy/kernels/conv.hpp"
+#include "staticpy/tensor/conv_pool_device.hpp"
 #include "staticpy/tensor/op_objects.hpp"
 #include "staticpy/tensor/ops_reduce.hpp"
 #include "staticpy/tensor/tensor.hpp"
@@ -249,10 +251,24 @@ struct conv2d_input_backward_op;
 template <class Args>
 struct conv2d_weight_backward_op;
 
+/// One of a convolution's kernels on the GPU (conv_pool_device.hpp), its tensors flat; out is
+/// contiguous (a new result), so its flat view is itself.
+template <class T, class SA, class SB, class SO, class... Bias>
+void conv2d_on_device(conv_device_call::result what, const kernels::conv2d_geometry& geo,
+                      const Tensor<T, SA>& a, const Tensor<T, SB>& b, const Tensor<T, SO>& out,
+                      const Bias&... bias) {
+    Tensor<T, dynamic_shape<1>> flat_bias;
+    ((flat_bias = flat_elements(bias)), ...);
+    conv2d_on_cuda(conv_pool_device_tag{}, conv_device_call{what, geo}, flat_elements(a),
+                   flat_elements(b), flat_bias, flat_elements(out));
+}
+
 /// conv2d(x, w[, b]) with its stride, padding, dilation and groups (Args: conv2d_args).
 template <class Args>
 struct conv2d_op {
     static constexpr const char* name = "conv2d";
+    /// Its eager form runs on GPU tensors too, so a device graph runs it as it is.
+    static constexpr bool eager_on_cuda = true;
     [[no_unique_address]] Args args;
 
     template <class T, class SX, class U, class SW>
@@ -334,9 +350,13 @@ private:
     template <class T, class SX, class SW, class... B>
     auto run(const Tensor<T, SX>& x, const Tensor<T, SW>& w, const B&... b) const {
         check_conv2d_static<T, T, SX, SW, Args>();
+        const Device device = check_same_device(x, w, b...);
         const auto [geo, result_shape] = plan(x.shape(), w.shape(), b.shape()...);
-        Tensor<T, typename conv2d_result<SX, SW, Args>::type> y{result_shape};
-        forward_into(geo, y.data(), kernels::no_run_epilogue{}, x, w, b...);
+        Tensor<T, typename conv2d_result<SX, SW, Args>::type> y{result_shape, device};
+        if (device.is_cuda())
+            conv2d_on_device(conv_device_call::result::output, geo, x, w, y, b...);
+        else
+            forward_into(geo, y.data(), kernels::no_run_epilogue{}, x, w, b...);
         return y;
     }
 };
@@ -348,6 +368,7 @@ template <class Args>
 struct conv2d_input_backward_op {
     static constexpr const char* name = "conv2d_input_backward";
     static constexpr std::array<bool, 3> reads{true, true, false};
+    static constexpr bool eager_on_cuda = true;
     [[no_unique_address]] Args args;
 
     template <class T, class SG, class SW, class L>
@@ -355,7 +376,12 @@ struct conv2d_input_backward_op {
         using S = like_shape_t<L>;
         const S& xs = shape_of_like(like);
         const auto geo = conv2d_geometry_of(args, xs.sizes(), w.sizes());
-        Tensor<T, S> dx{xs};
+        const Device device = check_same_device(g, w, like);
+        Tensor<T, S> dx{xs, device};
+        if (device.is_cuda()) {
+            conv2d_on_device(conv_device_call::result::input_gradient, geo, g, w, dx);
+            return dx;
+        }
         const auto gc = g.contiguous();
         const auto wc = w.contiguous();
         kernels::conv2d_input_grad<T>(geo, gc.data(), wc.data(), dx.data());
@@ -379,6 +405,7 @@ template <class Args>
 struct conv2d_weight_backward_op {
     static constexpr const char* name = "conv2d_weight_backward";
     static constexpr std::array<bool, 3> reads{true, true, false};
+    static constexpr bool eager_on_cuda = true;
     [[no_unique_address]] Args args;
 
     template <class T, class SG, class SX, class L>
@@ -386,7 +413,12 @@ struct conv2d_weight_backward_op {
         using S = like_shape_t<L>;
         const S& ws = shape_of_like(like);
         const auto geo = conv2d_geometry_of(args, x.sizes(), ws.sizes());
-        Tensor<T, S> dw{ws};
+        const Device device = check_same_device(g, x, like);
+        Tensor<T, S> dw{ws, device};
+        if (device.is_cuda()) {
+            conv2d_on_device(conv_device_call::result::weight_gradient, geo, g, x, dw);
+            return dw;
+        }
         const auto gc = g.contiguous();
         const auto xc = x.contiguous();
         kernels::conv2d_weight_grad<T>(geo, gc.data(), xc.data(), dw.data());

@@ -93,7 +93,8 @@ namespace detail {
 /// matrix at c + i*n*m (contiguous) is the product of the n x k matrix at a + a_offsets[i]
 /// (strides as0, as1) and the k x m matrix at b + b_offsets[i] (strides bs0, bs1). Each matrix
 /// has a unit stride in one dim and at least its extent in the other (blas_readable), as a BLAS
-/// reads it; offsets and strides count elements.
+/// reads it; offsets and strides count elements. With `accumulate`, the products are added to
+/// c's elements (a BLAS's beta 1) rather than written over them.
 struct batched_gemm {
     int device = 0;
     dtype type = dtype::float32; // float32 or float64
@@ -104,6 +105,7 @@ struct batched_gemm {
     std::int64_t bs0 = 0, bs1 = 0;
     void* c = nullptr;
     std::vector<std::int64_t> a_offsets, b_offsets;
+    bool accumulate = false;
 };
 
 /// The CUDA backend's GEMM (backend/cuda/cublas.hpp, through cuBLAS), null until a translation

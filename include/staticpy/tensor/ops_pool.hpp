@@ -40,7 +40,9 @@
 // at each window's argmax, recomputed from the input; avg_pool2d_backward and
 // adaptive_avg_pool2d_backward: spread over each window), and so are theirs (the backward ops are
 // linear in the gradient: avg's derivative is avg_pool2d again, max's picks the values at each
-// window's argmax), so grad(grad(f)) works through pooling. The loops are kernels/pool.hpp's.
+// window's argmax), so grad(grad(f)) works through pooling. The loops are kernels/pool.hpp's; on a
+// GPU's tensors, the CUDA backend's (tensor/conv_pool_device.hpp), with the same rules, in eager
+// and graph mode alike.
 // return_indices=True (max_pool2d's indices) is not provided.
 
 #include <array>
@@ -55,6 +57,7 @@
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
 #include "staticpy/kernels/pool.hpp"
+#include "staticpy/tensor/conv_pool_device.hpp"
 #include "staticpy/tensor/functors.hpp"
 #include "staticpy/tensor/op_objects.hpp"
 #include "staticpy/tensor/shape.hpp"
@@ -371,25 +374,48 @@ typename S::sizes_type pooled_sizes(const typename S::sizes_type& in, std::int64
     return sizes;
 }
 
-/// A pooling kernel's result over x's planes (x's sizes xs, shape type S) with OH x OW each:
-/// the geometry from the op's window, then fill(geometry, the result's data).
-template <class T, class OH, class OW, class S, class Window, class Fill>
-Tensor<T, pooled_shape_t<S, OH, OW>> pooled(const Window& window, const S& xs, Fill&& fill) {
+/// A pooling kernel's result over x's planes (x's sizes xs, shape type S) with OH x OW each, on
+/// `device`: the geometry from the op's window, then fill(geometry, the result) on the CPU, or
+/// on_device(geometry, the result) on a GPU.
+template <class T, class OH, class OW, class S, class Window, class Fill, class OnDevice>
+Tensor<T, pooled_shape_t<S, OH, OW>> pooled(const Window& window, const S& xs, const Device& device,
+                                            Fill&& fill, OnDevice&& on_device) {
     using result = pooled_shape_t<S, OH, OW>;
     const auto geo = window.geometry(xs.sizes());
-    Tensor<T, result> y{result(pooled_sizes<S>(xs.sizes(), geo.out_h, geo.out_w))};
-    fill(geo, y.data());
+    Tensor<T, result> y{result(pooled_sizes<S>(xs.sizes(), geo.out_h, geo.out_w)), device};
+    if (device.is_cuda())
+        on_device(geo, y);
+    else
+        fill(geo, y.data());
     return y;
 }
 
-/// A pooling op's gradient for its input, of the shape of `like` (the input or its shape): the
-/// geometry from the op's window, then fill(geometry, the gradient's data).
-template <class T, class L, class Window, class Fill>
-Tensor<T, like_shape_t<L>> unpooled(const Window& window, const L& like, Fill&& fill) {
+/// A pooling op's gradient for its input, of the shape of `like` (the input or its shape), on
+/// `device`: as pooled.
+template <class T, class L, class Window, class Fill, class OnDevice>
+Tensor<T, like_shape_t<L>> unpooled(const Window& window, const L& like, const Device& device,
+                                    Fill&& fill, OnDevice&& on_device) {
     const auto& xs = shape_of_like(like);
-    Tensor<T, like_shape_t<L>> dx{xs};
-    fill(window.geometry(xs.sizes()), dx.data());
+    Tensor<T, like_shape_t<L>> dx{xs, device};
+    const auto geo = window.geometry(xs.sizes());
+    if (device.is_cuda())
+        on_device(geo, dx);
+    else
+        fill(geo, dx.data());
     return dx;
+}
+
+/// A pooling kernel on the GPU (conv_pool_device.hpp): call's kind and result with geometry geo,
+/// the tensors flat (b undefined where the kernel has no second operand); out is contiguous (a
+/// new result), so its flat view is itself.
+template <class T, class SO, class... Operands>
+void pool_on_device(pool_device_call call, const kernels::pool2d_geometry& geo,
+                    const Tensor<T, SO>& out, const Operands&... operands) {
+    call.geometry = geo;
+    Tensor<T, dynamic_shape<1>> flat[2];
+    std::size_t i = 0;
+    ((flat[i++] = flat_elements(operands)), ...);
+    pool2d_on_cuda(conv_pool_device_tag{}, call, flat[0], flat[1], flat_elements(out));
 }
 
 /// The static checks of the element type: PyTorch's CPU kernels' dtypes.
@@ -417,6 +443,9 @@ struct max_pool2d_at_argmax_op;
 template <class OH, class OW, class Args = std::tuple<max_pool2d_args>>
 struct max_pool2d_op {
     static constexpr const char* name = "max_pool2d";
+    /// Its eager form runs on GPU tensors too, so a device graph runs it as it is (and so do
+    /// the derivatives' below).
+    static constexpr bool eager_on_cuda = true;
     using out_h = OH;
     using out_w = OW;
     [[no_unique_address]] Args args;
@@ -426,8 +455,12 @@ struct max_pool2d_op {
         check_pool_dtype<T, false>();
         const auto xc = x.contiguous();
         return pooled<T, OH, OW>(
-            fixed_value(std::get<0>(args)), x.shape(),
-            [&](const auto& geo, T* y) { kernels::max_pool2d_forward(xc.data(), y, geo); });
+            fixed_value(std::get<0>(args)), x.shape(), x.device(),
+            [&](const auto& geo, T* y) { kernels::max_pool2d_forward(xc.data(), y, geo); },
+            [&](const auto& geo, const auto& y) {
+                pool_on_device({pool_device_call::pool::max, pool_device_call::result::output}, geo,
+                               y, xc);
+            });
     }
 
     template <std::size_t I, class G, class Y, class X>
@@ -442,15 +475,23 @@ struct max_pool2d_op {
 template <class Forward>
 struct max_pool2d_backward_op {
     static constexpr const char* name = "max_pool2d_backward";
+    static constexpr bool eager_on_cuda = true;
     [[no_unique_address]] decltype(Forward::args) args;
 
     template <class T, class SG, class SX>
     Tensor<T, SX> operator()(const Tensor<T, SG>& g, const Tensor<T, SX>& x) const {
         const auto gc = g.contiguous();
         const auto xc = x.contiguous();
-        return unpooled<T>(fixed_value(std::get<0>(args)), x, [&](const auto& geo, T* dx) {
-            kernels::max_pool2d_backward(gc.data(), xc.data(), dx, geo);
-        });
+        return unpooled<T>(
+            fixed_value(std::get<0>(args)), x, check_same_device(g, x),
+            [&](const auto& geo, T* dx) {
+                kernels::max_pool2d_backward(gc.data(), xc.data(), dx, geo);
+            },
+            [&](const auto& geo, const auto& dx) {
+                pool_on_device(
+                    {pool_device_call::pool::max, pool_device_call::result::input_gradient}, geo,
+                    dx, gc, xc);
+            });
     }
 
     template <std::size_t I, class GG, class Y, class G, class X>
@@ -468,6 +509,7 @@ struct max_pool2d_backward_op {
 template <class Forward>
 struct max_pool2d_at_argmax_op {
     static constexpr const char* name = "max_pool2d_at_argmax";
+    static constexpr bool eager_on_cuda = true;
     [[no_unique_address]] decltype(Forward::args) args;
 
     template <class T, class SV, class SX>
@@ -475,8 +517,13 @@ struct max_pool2d_at_argmax_op {
         const auto vc = v.contiguous();
         const auto xc = x.contiguous();
         return pooled<T, typename Forward::out_h, typename Forward::out_w>(
-            fixed_value(std::get<0>(args)), x.shape(), [&](const auto& geo, T* y) {
+            fixed_value(std::get<0>(args)), x.shape(), check_same_device(v, x),
+            [&](const auto& geo, T* y) {
                 kernels::max_pool2d_at_argmax(vc.data(), xc.data(), y, geo);
+            },
+            [&](const auto& geo, const auto& y) {
+                pool_on_device({pool_device_call::pool::max, pool_device_call::result::at_argmax},
+                               geo, y, vc, xc);
             });
     }
 
@@ -495,6 +542,12 @@ struct avg_pool2d_kind {
     static constexpr const char* name = "avg_pool2d";
     static constexpr const char* backward_name = "avg_pool2d_backward";
     static constexpr bool integers_too = true; // PyTorch's CPU kernel takes int64
+    /// The device kernels' call: the pool and its divisor.
+    static pool_device_call device_call(const avg_pool2d_args& a, pool_device_call::result what) {
+        pool_device_call call{pool_device_call::pool::avg, what};
+        call.divisor = a.divisor;
+        return call;
+    }
     template <class T, class G>
     static void forward(const avg_pool2d_args& a, const T* x, T* y, const G& geo) {
         kernels::avg_pool2d_forward(x, y, geo, a.divisor);
@@ -508,6 +561,10 @@ struct adaptive_avg_pool2d_kind {
     static constexpr const char* name = "adaptive_avg_pool2d";
     static constexpr const char* backward_name = "adaptive_avg_pool2d_backward";
     static constexpr bool integers_too = false;
+    static pool_device_call device_call(const adaptive_pool2d_args&,
+                                        pool_device_call::result what) {
+        return {pool_device_call::pool::adaptive_avg, what};
+    }
     template <class T, class G>
     static void forward(const adaptive_pool2d_args&, const T* x, T* y, const G& geo) {
         kernels::adaptive_avg_pool2d_forward(x, y, geo);
@@ -525,6 +582,7 @@ struct linear_pool2d_backward_op;
 template <class Kind, class OH, class OW, class Args>
 struct linear_pool2d_op {
     static constexpr const char* name = Kind::name;
+    static constexpr bool eager_on_cuda = true;
     using kind = Kind;
     using out_h = OH;
     using out_w = OW;
@@ -536,7 +594,11 @@ struct linear_pool2d_op {
         const auto& a = fixed_value(std::get<0>(args));
         const auto xc = x.contiguous();
         return pooled<T, OH, OW>(
-            a, x.shape(), [&](const auto& geo, T* y) { Kind::forward(a, xc.data(), y, geo); });
+            a, x.shape(), x.device(),
+            [&](const auto& geo, T* y) { Kind::forward(a, xc.data(), y, geo); },
+            [&](const auto& geo, const auto& y) {
+                pool_on_device(Kind::device_call(a, pool_device_call::result::output), geo, y, xc);
+            });
     }
 
     template <std::size_t I, class G, class Y, class X>
@@ -558,15 +620,21 @@ template <class Forward>
 struct linear_pool2d_backward_op {
     static constexpr const char* name = Forward::kind::backward_name;
     static constexpr std::array<bool, 2> reads{true, false};
+    static constexpr bool eager_on_cuda = true;
     [[no_unique_address]] decltype(Forward::args) args;
 
     template <class T, class SG, class L>
     auto operator()(const Tensor<T, SG>& g, const L& like) const {
         const auto& a = fixed_value(std::get<0>(args));
         const auto gc = g.contiguous();
-        return unpooled<T>(a, like, [&](const auto& geo, T* dx) {
-            Forward::kind::backward(a, gc.data(), dx, geo);
-        });
+        return unpooled<T>(
+            a, like, check_same_device(g, like),
+            [&](const auto& geo, T* dx) { Forward::kind::backward(a, gc.data(), dx, geo); },
+            [&](const auto& geo, const auto& dx) {
+                pool_on_device(
+                    Forward::kind::device_call(a, pool_device_call::result::input_gradient), geo,
+                    dx, gc);
+            });
     }
 
     template <std::size_t I, class GG, class Y, class G, class L>

@@ -204,6 +204,7 @@ void cublas_gemm_as(const staticpy::detail::batched_gemm& g) {
     const int ldb = cublas_int(b.ld, "a stride"), lda = cublas_int(a.ld, "a stride"),
               ldc = std::max(m, 1);
     const T one = 1, zero = 0;
+    const T* beta = g.accumulate ? &one : &zero;
     const T* pa = static_cast<const T*>(g.a);
     const T* pb = static_cast<const T*>(g.b);
     T* pc = static_cast<T*>(g.c);
@@ -215,7 +216,7 @@ void cublas_gemm_as(const staticpy::detail::batched_gemm& g) {
     if (batches > 1 && step_a >= 0 && step_b >= 0) {
         const auto call = [&](auto gemm, const char* name) {
             check_cublas(gemm(h.handle, b.op, a.op, m, n, k, &one, pb + g.b_offsets[0], ldb, step_b,
-                              pa + g.a_offsets[0], lda, step_a, &zero, pc, ldc,
+                              pa + g.a_offsets[0], lda, step_a, beta, pc, ldc,
                               static_cast<long long>(g.n) * g.m, cublas_int(batches, "a batch of")),
                          name);
         };
@@ -228,7 +229,7 @@ void cublas_gemm_as(const staticpy::detail::batched_gemm& g) {
     for (std::int64_t i = 0; i < batches; ++i) {
         const auto call = [&](auto gemm, const char* name) {
             check_cublas(gemm(h.handle, b.op, a.op, m, n, k, &one, pb + g.b_offsets[i], ldb,
-                              pa + g.a_offsets[i], lda, &zero, pc + i * g.n * g.m, ldc),
+                              pa + g.a_offsets[i], lda, beta, pc + i * g.n * g.m, ldc),
                          name);
         };
         if constexpr (std::is_same_v<T, float>)
