@@ -265,6 +265,36 @@ TEST_CASE("device: cross_entropy and its gradient, rows of many classes, against
     CHECK_THROWS_AS(F::cross_entropy(x.narrow(0, 0, 2).cuda(), bad), IndexError);
 }
 
+TEST_CASE("device: LeNet's convolutions and pooling, values and tape gradients, against the CPU") {
+    if (skip_without_gpu())
+        return;
+    Generator g(24);
+    const auto x = randn(64, 1, 28, 28, g);
+    const auto w1 = randn(6, 1, 5, 5, g) * 0.2f;
+    const auto w2 = randn(16, 6, 5, 5, g) * 0.1f;
+    const auto b2 = randn(16, g);
+    const auto weights = randn(64, 16, 5, 5, g);
+    // LeNet's feature extractor, its gradients for the input and both weights on the tape.
+    const auto run = [&](const auto& in, const auto& k1, const auto& k2, const auto& bias,
+                         const auto& c) {
+        auto vx = autograd::leaf(in);
+        auto v1 = autograd::leaf(k1);
+        auto v2 = autograd::leaf(k2);
+        const auto h = max_pool2d(relu(conv2d(vx, v1, None, 1_c, 2_c)), 2_c);
+        const auto y = avg_pool2d(relu(conv2d(h, v2, bias)), 2_c, 1_c);
+        auto loss = (y * c).sum();
+        autograd::backward(loss, ones_like(loss.value));
+        return std::tuple{y.value.cpu(), autograd::gradient(vx).cpu(), autograd::gradient(v1).cpu(),
+                          autograd::gradient(v2).cpu()};
+    };
+    const auto want = run(x, w1, w2, b2, weights);
+    const auto got = run(x.cuda(), w1.cuda(), w2.cuda(), b2.cuda(), weights.cuda());
+    require_close(values(std::get<0>(got)), values(std::get<0>(want)), 1e-4);
+    require_close(values(std::get<1>(got)), values(std::get<1>(want)), 1e-3);
+    require_close(values(std::get<2>(got)), values(std::get<2>(want)), 1e-3);
+    require_close(values(std::get<3>(got)), values(std::get<3>(want)), 1e-3);
+}
+
 TEST_CASE("device: non_blocking copies from pinned memory, whose blocks wait for their copies") {
     if (skip_without_gpu())
         return;
