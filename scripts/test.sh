@@ -15,9 +15,7 @@
 #                                labels nn, graph and docs at -O1 (STATICPY_TEST_O1_LABELS: their
 #                                checks are semantics, at -O2 a third more compile, ~7 minutes of
 #                                this pass's CPU; the kernels they run are compiled at -O2 by the
-#                                kernels and backend tests and the demo), and the examples at -O1
-#                                too (compiled, never run here: the training example took 209 s
-#                                at -O2; the demo builds and runs them at -O2)
+#                                kernels and backend tests and the demo)
 #   clang  build/clang  clang++, Debug, -Werror, under AddressSanitizer + UndefinedBehaviorSanitizer
 #                                (one build is both the clang pass and the sanitizer pass), all
 #                                labels but headers (each header compiled alone: once is enough)
@@ -129,8 +127,7 @@ for pass in "${passes[@]}"; do
                    -DSTATICPY_SANITIZE=OFF -DSTATICPY_COMPILE_FAIL_CONTROL=OFF \
                    -DSTATICPY_COMPILE_FAIL_PCH=OFF -DSTATICPY_AUTODIFF_TESTS=OFF \
                    -DSTATICPY_EMULATED_DEVICE_TESTS=OFF -DSTATICPY_SCALAR_JIT_TEST=OFF \
-                   "-DSTATICPY_TEST_O1_LABELS=nn;graph;docs" \
-                   -DSTATICPY_EXAMPLES_COMPILE_OPTIONS=-O1 || failed=1 ;;
+                   "-DSTATICPY_TEST_O1_LABELS=nn;graph;docs" || failed=1 ;;
         clang|asan)
                run_pass clang clang++ -LE '^(headers|install)$' -- -DSTATICPY_SANITIZE=ON \
                    -DSTATICPY_SANITIZE_SKIP=alignment,null -DSTATICPY_COMPILE_FAIL_CONTROL=OFF \

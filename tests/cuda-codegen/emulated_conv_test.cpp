@@ -185,31 +185,8 @@ TEST_CASE(
     auto host = make(host_init);
     auto device = make(device_init);
     device.to(kCUDA);
-    const auto x = randn(8, 1, 8, 8, g);
-    std::vector<std::int64_t> classes(8);
-    for (std::size_t i = 0; i < classes.size(); ++i)
-        classes[i] = static_cast<std::int64_t>((i * 5) % 3);
-    const auto y = from_vector(classes);
-    const auto dx = x.cuda();
-    const auto dy = y.cuda();
-    nn::optim::SGD host_opt(host.parameters(), {.lr = 0.1, .momentum = 0.9});
-    nn::optim::SGD device_opt(device.parameters(), {.lr = 0.1, .momentum = 0.9});
-    const auto step = [](auto& model, auto& opt, const auto& in, const auto& labels) {
-        const auto [loss, grads] =
-            jit(value_and_grad([&](const auto& p, const auto& a, const auto& t) {
-                return F::cross_entropy(nn::functional_call(model, p, a), t);
-            }))(model.parameters(), in, labels);
-        opt.step(grads);
-        return loss;
-    };
-    float first = 0, last = 0;
-    for (int i = 0; i < 5; ++i) {
-        const auto loss = step(host, host_opt, x, y);
-        const auto device_loss = step(device, device_opt, dx, dy);
-        require_close(device_loss, loss, 1e-4);
-        (i == 0 ? first : last) = device_loss.item();
-    }
-    CHECK(last < first);
+    emulated_device::train_side_by_side(host, device, randn(8, 1, 8, 8, g),
+                                        emulated_device::cycling_labels(8, 5, 3), 0.1, 5, 1e-4);
     require_close(device[0_c].weight, host[0_c].weight, 1e-3);
     require_close(device[3_c].bias, host[3_c].bias, 1e-3);
 }

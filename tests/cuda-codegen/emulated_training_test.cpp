@@ -241,7 +241,6 @@ TEST_CASE(
 }
 
 TEST_CASE("emulated device: model.to(kCUDA) moves a classifier, which trains there as on the CPU") {
-    namespace F = nn::functional;
     Generator g(29), host_init(31), device_init(31);
     auto host =
         nn::Sequential(nn::Linear<4, 8>(host_init), nn::ReLU{}, nn::Linear<8, 3>(host_init));
@@ -252,32 +251,8 @@ TEST_CASE("emulated device: model.to(kCUDA) moves a classifier, which trains the
     CHECK(device.parameters()["2.bias"_s].device() == Device("cuda:0"));
     require_close(device[2_c].weight, host[2_c].weight, 0.0);
 
-    const auto x = randn(16, 4, g);
-    std::vector<std::int64_t> classes(16);
-    for (std::size_t i = 0; i < classes.size(); ++i)
-        classes[i] = static_cast<std::int64_t>((i * 7) % 3);
-    const auto y = from_vector(classes);
-    const auto dx = x.cuda();
-    const auto dy = y.cuda();
-    // The optimisers made after the move, as PyTorch advises: they hold the moved tensors.
-    nn::optim::SGD host_opt(host.parameters(), {.lr = 0.5, .momentum = 0.9});
-    nn::optim::SGD device_opt(device.parameters(), {.lr = 0.5, .momentum = 0.9});
-    const auto step = [](auto& model, auto& opt, const auto& in, const auto& labels) {
-        const auto [loss, grads] =
-            jit(value_and_grad([&](const auto& p, const auto& a, const auto& t) {
-                return F::cross_entropy(nn::functional_call(model, p, a), t);
-            }))(model.parameters(), in, labels);
-        opt.step(grads);
-        return loss;
-    };
-    float first = 0, last = 0;
-    for (int i = 0; i < 4; ++i) {
-        const auto loss = step(host, host_opt, x, y);
-        const auto device_loss = step(device, device_opt, dx, dy);
-        require_close(device_loss, loss, 1e-5);
-        (i == 0 ? first : last) = device_loss.item();
-    }
-    CHECK(last < first);
+    emulated_device::train_side_by_side(host, device, randn(16, 4, g),
+                                        emulated_device::cycling_labels(16, 7, 3), 0.5, 4, 1e-5);
     require_close(device[0_c].weight, host[0_c].weight, 1e-4);
 
     // Back to the CPU; buffers move too.

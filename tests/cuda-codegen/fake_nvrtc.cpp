@@ -73,8 +73,13 @@ int nvrtcDestroyProgram(_nvrtcProgram** prog) {
 }
 int nvrtcCompileProgram(_nvrtcProgram* prog, int, const char* const*) {
     static std::atomic<int> serial = 0;
-    const std::string stem =
-        "/tmp/staticpy_fake_nvrtc_" + std::to_string(::getpid()) + "_" + std::to_string(serial++);
+    // $STATICPY_FAKE_NVRTC_OUTPUT_DIR keeps the libraries made (a kernel cache's entries name
+    // them, for the processes that come after); else they go to /tmp and are removed at exit.
+    const char* output_dir = std::getenv("STATICPY_FAKE_NVRTC_OUTPUT_DIR");
+    const bool keep = output_dir != nullptr && *output_dir != '\0';
+    const std::string stem = (keep ? std::string(output_dir) : std::string("/tmp")) +
+                             "/staticpy_fake_nvrtc_" + std::to_string(::getpid()) + "_" +
+                             std::to_string(serial++);
     {
         std::ofstream out(stem + ".cpp");
         out << prog->source << "\n" << emulation_entries(prog->source);
@@ -91,7 +96,7 @@ int nvrtcCompileProgram(_nvrtcProgram* prog, int, const char* const*) {
     std::remove((stem + ".cpp").c_str());
     if (status != 0)
         return compilation_failed;
-    {
+    if (!keep) {
         std::lock_guard lock(made_mutex);
         if (made == nullptr) {
             made = new std::vector<std::string>;
