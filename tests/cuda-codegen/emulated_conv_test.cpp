@@ -2,12 +2,9 @@
 // avg_pool2d and adaptive_avg_pool2d with their derivatives run as the CUDA backend's kernels
 // (backend/cuda/conv_pool.hpp) and cuBLAS, each against the CPU backend's; a small CNN trains on
 // the device as on the CPU.
-#include <cmath>
 #include <cstdint>
 #include <limits>
-#include <string>
 #include <tuple>
-#include <vector>
 
 #include <catch2/catch.hpp>
 

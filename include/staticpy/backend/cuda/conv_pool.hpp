@@ -350,6 +350,12 @@ private:
     compiled_kernels& kernels_;
 };
 
+/// A tensor's device address, null where it is undefined (a kernel's optional operand).
+template <class T>
+const void* address_or_null(const Tensor<T, dynamic_shape<1>>& t) {
+    return t.defined() ? t.data_ptr() : nullptr;
+}
+
 /// One strided-batched GEMM per group (staticpy::detail::batched_gemm in row-major terms):
 /// c[g] (n x m) (+)= a[g] (n x k) . b[g] (k x m), a[g] and b[g] `a_step` and `b_step` apart.
 template <class T>
@@ -395,7 +401,6 @@ void conv2d_on_cuda(conv_pool_device_tag, const conv_device_call& call,
     const int device = out.device().index();
     cd::make_current(device);
     cd::conv_pool_launcher<T> kernels(device);
-    const auto in = [](const auto& t) { return t.defined() ? t.data_ptr() : nullptr; };
     const std::int64_t groups = geo.groups, group_out = geo.group_out(), patch = geo.patch();
     const std::int64_t positions = geo.positions(), rows = groups * patch;
     // Images at a time: the column matrix col [rows][images L] within the budget; the GEMM's
@@ -415,7 +420,7 @@ void conv2d_on_cuda(conv_pool_device_tag, const conv_device_call& call,
         if (call.what == result::output) {
             t.fill_(T(0));
             kernels.run("conv_output", out.numel(), geo, 0LL, static_cast<long long>(geo.batch),
-                        static_cast<const void*>(pt), in(bias), out.data_ptr());
+                        static_cast<const void*>(pt), cd::address_or_null(bias), out.data_ptr());
         } else {
             out.fill_(T(0));
         }
@@ -439,7 +444,7 @@ void conv2d_on_cuda(conv_pool_device_tag, const conv_device_call& call,
             cd::group_gemm<T>(device, groups, group_out, columns, patch, pb, patch, 1,
                               group_out * patch, pc, columns, 1, patch * columns, pt, false);
             kernels.run("conv_output", geo.out_channels * columns, geo, n, c,
-                        static_cast<const void*>(pt), in(bias), out.data_ptr());
+                        static_cast<const void*>(pt), cd::address_or_null(bias), out.data_ptr());
             break;
         case result::input_gradient: // a = g, b = w: col[g] = w[g]^T . t[g]
             gather(pa);
@@ -469,16 +474,16 @@ void pool2d_on_cuda(conv_pool_device_tag, const pool_device_call& call,
                     Tensor<T, dynamic_shape<1>> out) {
     namespace cd = cuda::detail;
     using result = pool_device_call::result;
-    const int device = out.device().index();
-    cd::make_current(device);
     if (out.numel() == 0)
         return;
+    const int device = out.device().index();
+    cd::make_current(device);
     cd::conv_pool_launcher<T> kernels(device);
     const int kind = static_cast<int>(call.kind);
     const int count_include_pad = call.divisor.count_include_pad ? 1 : 0;
     const auto divisor_override = static_cast<long long>(call.divisor.divisor_override);
     const void* pa = a.data_ptr();
-    const void* pb = b.defined() ? b.data_ptr() : nullptr;
+    const void* pb = cd::address_or_null(b);
     void* po = out.data_ptr();
     switch (call.what) {
     case result::output:
