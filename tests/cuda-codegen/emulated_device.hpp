@@ -58,6 +58,8 @@ void require_close(const Tensor<T1, S1>& got, const Tensor<T2, S2>& want, double
         INFO("element " << i << ": " << g[i] << " against " << w[i]);
         if (std::isnan(w[i]))
             CHECK(std::isnan(g[i]));
+        else if (std::isinf(w[i]))
+            CHECK(g[i] == w[i]);
         else
             CHECK(std::abs(g[i] - w[i]) <= rtol * std::abs(w[i]) + 1e-6);
     }

@@ -82,6 +82,61 @@ TEST_CASE("emulated device: eager reductions run there, over any dims, against t
           test_errors::error_of<IndexError>([] { (void)amax(zeros<float>(3, 0), 1); }));
 }
 
+TEST_CASE("emulated device: var, argmax, argmin and max's indices run there as on the CPU") {
+    Generator g(17);
+    // Rows longer than a block (300 > 256 threads), so each block combines its threads' parts.
+    const auto x = randn(3, 300, 2, g);
+    const auto dx = x.cuda();
+    require_close(var(dx), var(x), 1e-6);
+    CHECK(var(dx).is_cuda());
+    require_close(var(dx, 1), var(x, 1), 1e-6);
+    require_close(var(dx, std::array<int, 2>{0, 2}, True, 0),
+                  var(x, std::array<int, 2>{0, 2}, True, 0), 1e-6);
+    require_close(var(dx.transpose(0, 1), 0_c), var(x.transpose(0, 1), 0_c), 1e-6);
+    const auto xd = randn<double>(4, 7, g).cuda();
+    require_close(var(xd, 1, False, 3.5), var(xd.cpu(), 1, False, 3.5), 1e-12);
+    // Too few elements: NaN for none or none to spare, infinity past the correction.
+    const auto few = tensor<float>({{1, 1}, {1, 2}});
+    require_close(var(few.cuda(), 1, False, 2), var(few, 1, False, 2), 0.0);
+    require_close(var(few.cuda(), 1, False, 5), var(few, 1, False, 5), 0.0);
+    require_close(var(zeros<float>(2, 0).cuda(), 1), var(zeros<float>(2, 0), 1), 0.0);
+
+    // The first index of the extremum: ties, -0.0 beside 0.0, a NaN wins, integers and bools.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const auto t = tensor<float>({{1, 3, 3, 2}, {-0.0f, 0, -1, 0}, {5, nan, 7, nan}, {2, 2, 2, 2}});
+    const auto same_indices = [](const auto& v) {
+        const auto dv = v.cuda();
+        require_close(argmax(dv, 1), argmax(v, 1), 0.0);
+        require_close(argmin(dv, 1), argmin(v, 1), 0.0);
+        require_close(argmax(dv, 0, True), argmax(v, 0, True), 0.0);
+        require_close(argmin(dv), argmin(v), 0.0);
+        const auto [values, indices] = max(dv, -1);
+        require_close(values, max(v, -1).values, 0.0);
+        require_close(indices, max(v, -1).indices, 0.0);
+        require_close(min(dv, 0).indices, min(v, 0).indices, 0.0);
+    };
+    same_indices(t);
+    same_indices(x.select(2, 0));
+    same_indices(x.transpose(0, 1).reshape(300, 6));
+    CHECK(argmax(dx, 1).is_cuda());
+    static_assert(std::is_same_v<decltype(argmax(dx, 1))::value_type, std::int64_t>);
+    const auto n = tensor<std::int64_t>({{4, -2, 9, 9}, {0, 0, -7, 3}});
+    require_close(argmax(n.cuda(), 1), argmax(n, 1), 0.0);
+    require_close(argmin(n.cuda(), 1), argmin(n, 1), 0.0);
+    const auto b = tensor<bool>({{false, true, true}, {false, false, false}});
+    require_close(argmax(b.cuda(), 1), argmax(b, 1), 0.0);
+    CHECK(test_errors::error_of<IndexError>([] { (void)argmax(zeros<float>(3, 0).cuda(), 1); }) ==
+          test_errors::error_of<IndexError>([] { (void)argmax(zeros<float>(3, 0), 1); }));
+
+    // In a graph on the device: a classifier's predictions and accuracy.
+    const auto labels = argmax(x.select(2, 1), 1);
+    auto accuracy =
+        jit([](const auto& logits, const auto& y) { return (logits.argmax(1_c) == y).sum(); });
+    CHECK(accuracy(dx.select(2, 1), labels.cuda()).cpu().item() == 3);
+    auto spread = jit([](const auto& v) { return var(v, 1) * 2.0f; });
+    require_close(spread(dx.select(2, 0)), var(x.select(2, 0), 1) * 2.0f, 1e-6);
+}
+
 namespace {
 /// Three steps of the optimiser make(params) on the CPU and on the device from the same
 /// parameters and gradients: the same parameters after (each step one kernel traced from the

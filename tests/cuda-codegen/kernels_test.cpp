@@ -409,6 +409,16 @@ TEST_CASE("codegen: the convolution and pooling kernels compile for the GPU, eac
                           "pool_forward", "pool_backward"});
 }
 
+TEST_CASE("codegen: the row reductions (var, argmax, argmin) compile for the GPU, each type") {
+    // Their results against the CPU's: emulated_training_test.
+    using cuda::detail::row_reduce_kernels;
+    for (const std::string& typed :
+         {row_reduce_kernels<float>::source(), row_reduce_kernels<double>::source(),
+          row_reduce_kernels<std::int64_t>::source(), row_reduce_kernels<std::int32_t>::source(),
+          row_reduce_kernels<std::uint8_t>::source(), row_reduce_kernels<bool>::source()})
+        check_with_nvrtc(cuda::detail::cuda_prelude + typed, {"arg_extremum_rows", "var_rows"});
+}
+
 TEST_CASE("codegen: contiguous operands read and written four floats an access, then the tail") {
     Generator g(13);
     const auto x = randn(5, 7, g); // 35 elements: 8 packs of 4, then 3 alone

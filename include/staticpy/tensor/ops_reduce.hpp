@@ -282,10 +282,62 @@ reduce_on_cuda(Tag, const Tensor<T, S>&, const dim_mask<R>&) {
                        "and its translation unit does not include <staticpy/cuda.hpp>");
 }
 
+/// What a reduction with a body of its own (var, argmax, argmin) hands to the CUDA backend when
+/// its tensor is on a GPU: the reduced elements as `rows` contiguous rows of `cols` (the backend's
+/// row kernels, backend/cuda/row_reduce.hpp, a block per row), one result per row.
+struct row_reduce_device_call {
+    enum class result { var, argmax, argmin };
+    result what = result::var;
+    double correction = 1; // var's
+    std::int64_t rows = 0, cols = 0;
+};
+
+/// Selects the CUDA backend's row reductions by argument-dependent lookup.
+struct row_reduce_device_tag {};
+
+/// The fallback where the translation unit does not include <staticpy/cuda.hpp>.
+template <class Tag, class T, class Out>
+void row_reduce_on_cuda(Tag, const row_reduce_device_call&, const Tensor<T, dynamic_shape<1>>&,
+                        Tensor<Out, dynamic_shape<1>>) {
+    throw RuntimeError("staticpy: CUDA is not available here: a reduction's tensor is on the GPU, "
+                       "and its translation unit does not include <staticpy/cuda.hpp>");
+}
+
+/// Body's reduction of a GPU tensor x over mask, into out (contiguous, on x's device): the
+/// reduced dims moved last and made contiguous (a view when they are already last), each output
+/// element's elements one row.
+template <class Body, class T, class S, class Out, class OutShape>
+void reduce_rows_on_cuda(const Tensor<T, S>& x, const std::array<bool, S::rank>& mask,
+                         const Body& body, Tensor<Out, OutShape>& out) {
+    constexpr std::size_t R = S::rank;
+    std::array<std::int64_t, R> sizes{}, strides{};
+    std::size_t d = 0;
+    for (const bool reduced : {false, true})
+        for (std::size_t k = 0; k < R; ++k)
+            if (mask[k] == reduced) {
+                sizes[d] = x.sizes()[k];
+                strides[d] = x.strides()[k];
+                ++d;
+            }
+    const Tensor<T, dynamic_shape<R>> moved(x.storage(), x.storage_offset(),
+                                            dynamic_shape<R>(sizes), strides);
+    const auto rows_first = moved.contiguous();
+    row_reduce_device_call call = body.device_call();
+    call.rows = out.numel();
+    call.cols = call.rows == 0 ? 0 : x.numel() / call.rows;
+    const dynamic_shape<1> flat_in(x.numel()), flat_out(out.numel());
+    row_reduce_on_cuda(
+        row_reduce_device_tag{}, call,
+        Tensor<T, dynamic_shape<1>>(rows_first.storage(), rows_first.storage_offset(), flat_in,
+                                    {1}),
+        Tensor<Out, dynamic_shape<1>>(out.storage(), out.storage_offset(), flat_out, {1}));
+}
+
 /// The reduction of x over mask into a new tensor. A described reduction (sum, prod, mean, amax,
 /// amin) folds through kernels::reduce, the loop the graph's fused reductions run (SIMD,
 /// threads), or on a GPU through the CUDA backend's reduction kernels; the others run
-/// `body(base_pointer, inner_offsets)` for every output element.
+/// `body(base_pointer, inner_offsets)` for every output element, or on a GPU the backend's row
+/// kernel for the body (body.device_call()).
 template <class Out, class OutShape, class T, class S, class Body>
 Tensor<Out, OutShape> reduce_into(const Tensor<T, S>& x, const std::array<bool, S::rank>& mask,
                                   bool keep, Body&& body) {
@@ -299,6 +351,13 @@ Tensor<Out, OutShape> reduce_into(const Tensor<T, S>& x, const std::array<bool, 
                 return Tensor<Out, OutShape>(kept.storage(), kept.storage_offset(), out_shape,
                                              contiguous_strides(out_shape.sizes()));
             }
+        }
+    }
+    if constexpr (requires { body.device_call(); }) {
+        if (x.is_cuda()) {
+            Tensor<Out, OutShape> out(out_shape, x.device());
+            reduce_rows_on_cuda(x, mask, body, out);
+            return out;
         }
     }
     Tensor<Out, OutShape> out(out_shape);
@@ -366,6 +425,10 @@ struct var_body {
                                        : std::numeric_limits<T>::infinity();
         return static_cast<T>(m2 / dof);
     }
+    /// On a GPU: the row kernel with the same formulas (backend/cuda/row_reduce.hpp).
+    [[nodiscard]] row_reduce_device_call device_call() const {
+        return {row_reduce_device_call::result::var, correction};
+    }
 };
 /// argmax/argmin: the first index of the extremum; a NaN counts as the extremum.
 template <class Cmp>
@@ -395,6 +458,10 @@ struct arg_extremum_body {
             }
         }
         return best_i;
+    }
+    [[nodiscard]] static row_reduce_device_call device_call() {
+        return {std::is_same_v<Cmp, fn::gt> ? row_reduce_device_call::result::argmax
+                                            : row_reduce_device_call::result::argmin};
     }
 };
 

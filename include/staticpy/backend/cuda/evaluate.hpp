@@ -135,8 +135,9 @@ private:
     /// Whether slot S is an opaque op whose eager implementation runs on a GPU's tensors: a view
     /// (transpose, reshape, x[...], ...), which only describes the elements differently (or, for
     /// reshape and contiguous of a view, copies them), sum_to (autodiff's broadcast gradient: an
-    /// eager sum, which runs on the device), or an op that says so (eager_on_cuda: the class
-    /// losses, whose row kernels are class_loss.hpp's).
+    /// eager sum, which runs on the device), var, argmax and argmin (their eager functions run
+    /// row_reduce.hpp's kernels there), or an op that says so (eager_on_cuda: the class losses,
+    /// whose row kernels are class_loss.hpp's).
     template <std::size_t S>
     static constexpr bool runs_eagerly = [] {
         if constexpr (node_t<S>::kind == graph::node_kind::opaque &&
@@ -146,9 +147,10 @@ private:
                              requires { node_t<S>::op_type::name; }) {
             const std::string_view name = node_t<S>::op_type::name;
             for (const std::string_view view :
-                 {"transpose", "permute", "t", "reshape", "view", "flatten", "expand", "squeeze",
-                  "unsqueeze", "contiguous", "select", "slice", "narrow", "subscript", "expand_to",
-                  "unreduce", "reshape_as", "sum_to"})
+                 {"transpose", "permute",   "t",         "reshape",    "view",       "flatten",
+                  "expand",    "squeeze",   "unsqueeze", "contiguous", "select",     "slice",
+                  "narrow",    "subscript", "expand_to", "unreduce",   "reshape_as", "sum_to",
+                  "var",       "argmax",    "argmin"})
                 if (name == view)
                     return true;
         }
