@@ -16,6 +16,7 @@
 #include "staticpy/backend/cuda/cublas.hpp"
 #include "staticpy/backend/cuda/device_memory.hpp"
 #include "staticpy/backend/cuda/driver.hpp"
+#include "staticpy/backend/cuda/dropout.hpp"
 #include "staticpy/backend/cuda/element_rule.hpp"
 #include "staticpy/backend/cuda/evaluate.hpp"
 #include "staticpy/backend/cuda/kernel_cache.hpp"

@@ -137,6 +137,43 @@ TEST_CASE("emulated device: var, argmax, argmin and max's indices run there as o
     require_close(spread(dx.select(2, 0)), var(x.select(2, 0), 1) * 2.0f, 1e-6);
 }
 
+TEST_CASE(
+    "emulated device: dropout drops there what it drops on the CPU, eager, traced, backward") {
+    namespace F = nn::functional;
+    Generator g(18);
+    // 5 x 301: an odd count, so the last pair of elements has one; an infinity dropped is NaN.
+    auto x = randn(5, 301, g);
+    x.select(0, 0).fill_(std::numeric_limits<float>::infinity());
+    x.select(1, 3).fill_(std::numeric_limits<float>::quiet_NaN());
+    const auto dx = x.cuda();
+    for (const double p : {0.0, 0.3, 0.5, 1.0}) {
+        INFO("p = " << p);
+        Generator on_host(7), on_device(7);
+        const auto want = F::dropout(x, p, true, on_host);
+        const auto got = F::dropout(dx, p, true, on_device);
+        CHECK(got.is_cuda());
+        require_close(got, want, 0.0);
+    }
+    require_close(F::dropout(dx.t(), 0.2, true, g.manual_seed(3)),
+                  F::dropout(x.t(), 0.2, true, g.manual_seed(3)), 0.0); // a strided input
+    CHECK(F::dropout(dx, 0.5, false).is_cuda());
+    require_close(F::dropout(dx, 0.5, false), x, 0.0);
+
+    // In a jit graph with its derivative (the same mask on the cotangent), drawn from one seed.
+    const auto w = randn(5, 301, g);
+    Generator seeded(9);
+    auto step = jit(value_and_grad([&](const auto& v, const auto& u) {
+        return (F::dropout(v, 0.4, true, seeded) * u).sum();
+    }));
+    seeded.manual_seed(9);
+    const auto [device_loss, device_grad] = step(w.cuda(), dx);
+    seeded.manual_seed(9);
+    const auto [host_loss, host_grad] = step(w, x);
+    CHECK(device_grad.is_cuda());
+    require_close(device_grad, host_grad, 0.0);
+    require_close(device_loss, host_loss, 1e-5);
+}
+
 namespace {
 /// Three steps of the optimiser make(params) on the CPU and on the device from the same
 /// parameters and gradients: the same parameters after (each step one kernel traced from the

@@ -419,6 +419,14 @@ TEST_CASE("codegen: the row reductions (var, argmax, argmin) compile for the GPU
         check_with_nvrtc(cuda::detail::cuda_prelude + typed, {"arg_extremum_rows", "var_rows"});
 }
 
+TEST_CASE("codegen: the dropout kernel compiles for the GPU, float and double") {
+    // Its masks against the CPU's: emulated_training_test.
+    using cuda::detail::dropout_kernels;
+    for (const std::string& typed :
+         {dropout_kernels<float>::source(), dropout_kernels<double>::source()})
+        check_with_nvrtc(cuda::detail::cuda_prelude + typed, {"dropout_apply"});
+}
+
 TEST_CASE("codegen: contiguous operands read and written four floats an access, then the tail") {
     Generator g(13);
     const auto x = randn(5, 7, g); // 35 elements: 8 packs of 4, then 3 alone

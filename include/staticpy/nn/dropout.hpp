@@ -32,6 +32,7 @@
 #include "staticpy/kernels/parallel.hpp"
 #include "staticpy/nn/modules.hpp"
 #include "staticpy/tensor.hpp"
+#include "staticpy/tensor/dropout_device.hpp"
 
 namespace staticpy {
 
@@ -53,6 +54,9 @@ constexpr std::uint64_t dropout_bits(std::uint64_t key, std::uint64_t index) {
 /// the header comment. Applied to a cotangent it is its own derivative.
 struct dropout_op {
     static constexpr const char* name = "dropout";
+    /// Its eager form runs on GPU tensors too (backend/cuda/dropout.hpp), so a device graph runs
+    /// it as it is.
+    static constexpr bool eager_on_cuda = true;
     std::tuple<double, bool, std::uint64_t> args;
 
     template <class T, class S>
@@ -60,6 +64,20 @@ struct dropout_op {
         const double p = std::get<0>(args);
         if (!std::get<1>(args) || p == 0.0 || input.numel() == 0)
             return input;
+        // PyTorch's noise.div_(1 - p): the scale in the tensor's type.
+        const T scale = p == 1.0 ? T(0) : T(1) / static_cast<T>(1.0 - p);
+        const std::uint64_t key = std::get<2>(args);
+        // An element is kept when its 32 bits are below (1 - p) 2^32 (p in (0, 1) here).
+        const auto keep_below =
+            p == 1.0 ? std::uint64_t{0} : static_cast<std::uint64_t>(std::ldexp(1.0 - p, 32));
+        if (input.is_cuda()) {
+            Tensor<T, S> out(input.shape(), input.device());
+            dropout_on_cuda(staticpy::detail::dropout_device_tag{},
+                            staticpy::detail::dropout_device_call{key, keep_below, p == 1.0},
+                            staticpy::detail::flat_elements(input),
+                            staticpy::detail::flat_elements(out), scale);
+            return out;
+        }
         const auto x = input.contiguous();
         Tensor<T, S> out{input.shape()};
         const T* in = x.data();
@@ -70,11 +88,6 @@ struct dropout_op {
                 q[i] = in[i] * T(0);
             return out;
         }
-        // PyTorch's noise.div_(1 - p): the scale in the tensor's type.
-        const T scale = T(1) / static_cast<T>(1.0 - p);
-        const std::uint64_t key = std::get<2>(args);
-        // An element is kept when its 32 bits are below (1 - p) 2^32 (p in (0, 1) here).
-        const auto keep_below = static_cast<std::uint64_t>(std::ldexp(1.0 - p, 32));
         const std::int64_t pairs = (n + 1) / 2;
         const int chunks = kernels::chunk_count(pairs, kernels::threads_for(n, 4),
                                                 kernels::parallel_threshold / 8);
