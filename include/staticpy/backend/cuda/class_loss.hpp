@@ -18,8 +18,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
-#include <typeindex>
-#include <typeinfo>
 
 #include "staticpy/backend/cuda/codegen.hpp"
 #include "staticpy/backend/cuda/evaluate.hpp"
@@ -282,10 +280,7 @@ void class_loss_on_cuda(class_loss_device_tag, const class_loss_device_call& cal
     const cd::device_shape launch_shape = cd::shape_of_device(device.index());
     const std::int64_t rows = call.outer * call.inner;
     const bool gradient = call.what != result::loss;
-    cd::compiled_kernels& ks = cd::kernel_registry::process().get(
-        cd::kernel_key{std::type_index(typeid(cd::class_loss_kernels<T, U, G, O>)), 0,
-                       cuda::cuda_layout{}, device.index()},
-        [] { return cd::class_loss_kernels<T, U, G, O>::source(); });
+    cd::compiled_kernels& ks = cd::module_of<cd::class_loss_kernels<T, U, G, O>>(device.index());
     const void* w = weight.defined() ? weight.data_ptr() : nullptr;
     const auto one_block = [&](const char* kernel, cd::kernel_arguments& a) {
         cd::launch_default(ks.function(kernel), 1, 1, launch_shape.block, a);

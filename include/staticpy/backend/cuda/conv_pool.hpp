@@ -29,8 +29,6 @@
 #include <array>
 #include <cstdint>
 #include <string>
-#include <typeindex>
-#include <typeinfo>
 
 #include "staticpy/backend/cuda/cublas.hpp"
 #include "staticpy/backend/cuda/kernel_registry.hpp"
@@ -329,10 +327,7 @@ template <class T>
 class conv_pool_launcher {
 public:
     explicit conv_pool_launcher(int device)
-        : shape_(shape_of_device(device)),
-          kernels_(kernel_registry::process().get(
-              kernel_key{std::type_index(typeid(conv_pool_kernels<T>)), 0, cuda_layout{}, device},
-              [] { return conv_pool_kernels<T>::source(); })) {}
+        : shape_(shape_of_device(device)), kernels_(module_of<conv_pool_kernels<T>>(device)) {}
 
     /// kernel(geometry, rest...) over `work` elements, a thread each (grid-stride).
     template <class Geometry, class... Rest>

@@ -7,8 +7,6 @@
 
 #include <cstdint>
 #include <string>
-#include <typeindex>
-#include <typeinfo>
 
 #include "staticpy/backend/cuda/evaluate.hpp"
 #include "staticpy/backend/cuda/launch.hpp"
@@ -69,10 +67,7 @@ void dropout_on_cuda(dropout_device_tag, const dropout_device_call& call,
     const Device device = x.device();
     cd::make_current(device.index());
     const cd::device_shape launch_shape = cd::shape_of_device(device.index());
-    cd::compiled_kernels& ks = cd::kernel_registry::process().get(
-        cd::kernel_key{std::type_index(typeid(cd::dropout_kernels<T>)), 0, cuda::cuda_layout{},
-                       device.index()},
-        [] { return cd::dropout_kernels<T>::source(); });
+    cd::compiled_kernels& ks = cd::module_of<cd::dropout_kernels<T>>(device.index());
     cd::kernel_arguments a;
     a.add<long long>(n);
     a.add(static_cast<const void*>(x.data_ptr()));

@@ -15,6 +15,7 @@
 #include <string>
 #include <tuple>
 #include <typeindex>
+#include <typeinfo>
 
 #include "staticpy/backend/cuda/codegen.hpp"
 #include "staticpy/backend/cuda/compile.hpp"
@@ -128,6 +129,15 @@ private:
     std::map<kernel_key, std::unique_ptr<compiled_kernels>> modules_;
     std::size_t compiles_ = 0;
 };
+
+/// The module of a fixed kernel source, Kernels::source() (the class losses', the strided
+/// copy's, ...), keyed by the type Kernels: compiled and loaded on `device` at its first use.
+template <class Kernels>
+compiled_kernels& module_of(int device) {
+    return kernel_registry::process().get(
+        kernel_key{std::type_index(typeid(Kernels)), 0, cuda_layout{}, device},
+        [] { return Kernels::source(); });
+}
 
 /// Queues f on the legacy default stream, where the copies of device_memory.hpp go too.
 inline void launch_default(CUfunction f, unsigned grid_x, unsigned grid_y, unsigned block,

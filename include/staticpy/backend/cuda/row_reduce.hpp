@@ -14,8 +14,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
-#include <typeindex>
-#include <typeinfo>
 
 #include "staticpy/backend/cuda/codegen.hpp"
 #include "staticpy/backend/cuda/evaluate.hpp"
@@ -118,10 +116,7 @@ void row_reduce_on_cuda(row_reduce_device_tag, const row_reduce_device_call& cal
     const Device device = x.device();
     cd::make_current(device.index());
     const cd::device_shape launch_shape = cd::shape_of_device(device.index());
-    cd::compiled_kernels& ks = cd::kernel_registry::process().get(
-        cd::kernel_key{std::type_index(typeid(cd::row_reduce_kernels<T>)), 0, cuda::cuda_layout{},
-                       device.index()},
-        [] { return cd::row_reduce_kernels<T>::source(); });
+    cd::compiled_kernels& ks = cd::module_of<cd::row_reduce_kernels<T>>(device.index());
     cd::kernel_arguments a;
     a.add<long long>(call.rows);
     a.add<long long>(call.cols);

@@ -13,8 +13,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <typeindex>
-#include <typeinfo>
 
 #include "staticpy/backend/cuda/driver.hpp"
 #include "staticpy/backend/cuda/kernel_registry.hpp"
@@ -107,10 +105,7 @@ inline copy_dims merged_copy_dims(const std::int64_t* sizes, const std::int64_t*
 template <std::size_t ElementSize>
 void launch_strided_copy(void* dst, const void* src, std::int64_t n, const copy_dims& m,
                          int device) {
-    compiled_kernels& ks = kernel_registry::process().get(
-        kernel_key{std::type_index(typeid(strided_copy_kernels<ElementSize>)), 0, cuda_layout{},
-                   device},
-        [] { return strided_copy_kernels<ElementSize>::source(); });
+    compiled_kernels& ks = module_of<strided_copy_kernels<ElementSize>>(device);
     const device_shape shape = shape_of_device(device);
     kernel_arguments a;
     a.add(dst);
