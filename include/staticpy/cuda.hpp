@@ -21,6 +21,7 @@
 #include "staticpy/backend/cuda/evaluate.hpp"
 #include "staticpy/backend/cuda/kernel_cache.hpp"
 #include "staticpy/backend/cuda/launch.hpp"
+#include "staticpy/backend/cuda/normalization.hpp"
 #include "staticpy/backend/cuda/nvrtc.hpp"
 #include "staticpy/backend/cuda/row_reduce.hpp"
 #include "staticpy/backend/cuda/stream.hpp"

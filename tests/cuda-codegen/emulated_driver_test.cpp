@@ -382,7 +382,8 @@ TEST_CASE("fake driver: host code refuses device memory, mixed devices are PyTor
                                   "(no CUDA kernel for it yet: copy it with .cpu() first)";
     CHECK(test_errors::error_of<RuntimeError>([&] { (void)d.data(); }) == on_device);
     CHECK(test_errors::error_of<RuntimeError>([&] { (void)d(0, 1); }) == on_device);
-    CHECK(test_errors::error_of<RuntimeError>([&] { (void)nn::functional::layer_norm(d, 2_c); }) ==
+    const auto rows = tensor<std::int64_t>({0, 1}).cuda();
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)nn::functional::embedding(rows, d); }) ==
           on_device);
     const std::string mixed = "Expected all tensors to be on the same device, but found at "
                               "least two devices, cuda:0 and cpu!";
@@ -488,9 +489,10 @@ TEST_CASE("emulated device: eager ops on device tensors run as one-node programs
 TEST_CASE("emulated device: what does not run there yet says so, mixed devices are refused") {
     const auto a = ones<float>(2_c, 3_c);
     const auto w = ones<float>(3_c, 2_c);
-    auto normalised = jit([](auto p) { return nn::functional::layer_norm(p, 3_c) + 1.0f; });
-    CHECK(test_errors::error_of<RuntimeError>([&] { (void)normalised(a.cuda()); }) ==
-          "staticpy: layer_norm has no CUDA kernel yet: a graph with one runs on the CPU only "
+    const auto rows = tensor<std::int64_t>({1, 0});
+    auto embedded = jit([](auto i, auto p) { return nn::functional::embedding(i, p) + 1.0f; });
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)embedded(rows.cuda(), a.cuda()); }) ==
+          "staticpy: embedding has no CUDA kernel yet: a graph with one runs on the CPU only "
           "(copy its tensors with .cpu())");
     CHECK(test_errors::error_of<RuntimeError>([&] { (void)matmul(a.cuda(), w); }) ==
           "Expected all tensors to be on the same device, but found at least two devices, cuda:0 "

@@ -174,6 +174,109 @@ TEST_CASE(
     require_close(device_loss, host_loss, 1e-5);
 }
 
+TEST_CASE("emulated device: layer_norm and batch_norm run there as on the CPU, with their "
+          "derivatives and running statistics") {
+    namespace F = nn::functional;
+    Generator g(19);
+    // layer_norm: rows of 5 x 301 (longer than a block), with and without weight and bias, and
+    // of one dim; a strided input.
+    const auto x = randn(3, 5, 301, g) * 2.0f + 1.0f;
+    const auto w = randn(5, 301, g);
+    const auto b = randn(5, 301, g);
+    const auto dx = x.cuda();
+    const auto dw = w.cuda(), db = b.cuda();
+    const auto shape = std::tuple{5_c, 301_c};
+    CHECK(F::layer_norm(dx, shape, dw, db).is_cuda());
+    require_close(F::layer_norm(dx, shape, dw, db), F::layer_norm(x, shape, w, b), 1e-5);
+    require_close(F::layer_norm(dx, 301_c), F::layer_norm(x, 301_c), 1e-5);
+    require_close(F::layer_norm(dx.transpose(0, 2), 3_c, None, db[0].narrow(0, 0, 3), 1e-3),
+                  F::layer_norm(x.transpose(0, 2), 3_c, None, b[0].narrow(0, 0, 3), 1e-3), 1e-5);
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)F::layer_norm(dx, shape, w, db); }) ==
+          "Expected all tensors to be on the same device, but found at least two devices, cuda:0 "
+          "and cpu!");
+
+    // Its derivatives for the input, the weight and the bias, in a jit graph.
+    const auto u = randn(3, 5, 301, g);
+    auto layer_step = jit(value_and_grad(
+        [](const auto& in, const auto& weight, const auto& bias, const auto& v) {
+            return (F::layer_norm(in, std::tuple{5_c, 301_c}, weight, bias) * v).sum();
+        },
+        std::tuple{0_c, 1_c, 2_c}));
+    const auto [layer_loss, layer_grads] = layer_step(x, w, b, u);
+    const auto [device_layer_loss, device_layer_grads] = layer_step(dx, dw, db, u.cuda());
+    CHECK(std::get<0>(device_layer_grads).is_cuda());
+    require_close(device_layer_loss, layer_loss, 1e-4);
+    require_close(std::get<0>(device_layer_grads), std::get<0>(layer_grads), 1e-4);
+    require_close(std::get<1>(device_layer_grads), std::get<1>(layer_grads), 1e-4);
+    require_close(std::get<2>(device_layer_grads), std::get<2>(layer_grads), 1e-4);
+
+    // batch_norm in training: the output and the running statistics' update, of [N, C] (a
+    // channel's elements one per row) and [N, C, H, W]; in evaluation, the running statistics.
+    const auto y = randn(6, 4, 7, 9, g) + 3.0f;
+    const auto gamma = randn(4, g), beta = randn(4, g);
+    const auto dy = y.cuda();
+    const auto dgamma = gamma.cuda(), dbeta = beta.cuda();
+    for (const bool training : {true, false}) {
+        INFO("training = " << training);
+        auto rm = randn(4, g), rv = rand(4, g) + 0.5f;
+        auto drm = rm.cuda(), drv = rv.cuda();
+        const auto want = F::batch_norm(y, rm, rv, gamma, beta, training, 0.3);
+        const auto got = F::batch_norm(dy, drm, drv, dgamma, dbeta, training, 0.3);
+        CHECK(got.is_cuda());
+        require_close(got, want, 1e-5);
+        require_close(drm, rm, 1e-6);
+        require_close(drv, rv, 1e-6);
+        const auto flat = y.select(3, 0).select(2, 0);
+        require_close(F::batch_norm(flat.cuda(), drm, drv, None, dbeta, training),
+                      F::batch_norm(flat, rm, rv, None, beta, training), 1e-5);
+        require_close(drm, rm, 1e-6);
+        require_close(drv, rv, 1e-6);
+    }
+    CHECK(test_errors::error_of<RuntimeError>([&] {
+              (void)F::batch_norm(dy, None, None, gamma, dbeta, true);
+          }) == "Expected all tensors to be on the same device, but found at least two devices, "
+                "cuda:0 and cpu!");
+
+    // Its derivatives, training and evaluating, in a jit graph.
+    const auto v = randn(6, 4, 7, 9, g);
+    for (const bool training : {true, false}) {
+        INFO("training = " << training);
+        auto rm = randn(4, g), rv = rand(4, g) + 0.5f;
+        auto drm = rm.cuda(), drv = rv.cuda();
+        auto batch_step = [training](auto& mean, auto& var) {
+            return jit(value_and_grad(
+                [training, &mean, &var](const auto& in, const auto& weight, const auto& bias,
+                                        const auto& cotangent) {
+                    return (F::batch_norm(in, mean, var, weight, bias, training) * cotangent).sum();
+                },
+                std::tuple{0_c, 1_c, 2_c}));
+        };
+        auto on_host = batch_step(rm, rv);
+        auto on_device = batch_step(drm, drv);
+        const auto [loss, grads] = on_host(y, gamma, beta, v);
+        const auto [device_loss, device_grads] = on_device(dy, dgamma, dbeta, v.cuda());
+        require_close(device_loss, loss, 1e-3);
+        require_close(std::get<0>(device_grads), std::get<0>(grads), 1e-4);
+        require_close(std::get<1>(device_grads), std::get<1>(grads), 1e-3);
+        require_close(std::get<2>(device_grads), std::get<2>(grads), 1e-4);
+        require_close(drm, rm, 1e-6);
+    }
+
+    // A module moved there, momentum None: num_batches_tracked counts on the device.
+    nn::BatchNorm2d<4> host_bn({.momentum = std::nullopt});
+    nn::BatchNorm2d<4> device_bn({.momentum = std::nullopt});
+    device_bn.to(kCUDA);
+    for (int step = 0; step < 3; ++step)
+        require_close(device_bn(dy * float(step + 1)), host_bn(y * float(step + 1)), 1e-5);
+    CHECK(device_bn.num_batches_tracked.is_cuda());
+    CHECK(device_bn.num_batches_tracked.item() == 3);
+    require_close(device_bn.running_mean, host_bn.running_mean, 1e-5);
+    require_close(device_bn.running_var, host_bn.running_var, 1e-5);
+    device_bn.eval();
+    host_bn.eval();
+    require_close(device_bn(dy), host_bn(y), 1e-5);
+}
+
 namespace {
 /// Three steps of the optimiser make(params) on the CPU and on the device from the same
 /// parameters and gradients: the same parameters after (each step one kernel traced from the

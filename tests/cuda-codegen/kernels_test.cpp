@@ -427,6 +427,15 @@ TEST_CASE("codegen: the dropout kernel compiles for the GPU, float and double") 
         check_with_nvrtc(cuda::detail::cuda_prelude + typed, {"dropout_apply"});
 }
 
+TEST_CASE("codegen: the normalisation kernels (layer_norm, batch_norm) compile for the GPU") {
+    // Their results against the CPU's: emulated_training_test.
+    using cuda::detail::norm_kernels;
+    for (const std::string& typed : {norm_kernels<float>::source(), norm_kernels<double>::source()})
+        check_with_nvrtc(cuda::detail::cuda_prelude + typed,
+                         {"norm_statistics", "norm_running_statistics", "norm_update_running",
+                          "norm_gradient_sums", "norm_column_sums", "norm_apply"});
+}
+
 TEST_CASE("codegen: contiguous operands read and written four floats an access, then the tail") {
     Generator g(13);
     const auto x = randn(5, 7, g); // 35 elements: 8 packs of 4, then 3 alone

@@ -45,6 +45,7 @@
 #include "staticpy/nn/init.hpp"
 #include "staticpy/nn/modules.hpp"
 #include "staticpy/tensor.hpp"
+#include "staticpy/tensor/norm_device.hpp"
 
 namespace staticpy {
 
@@ -301,7 +302,8 @@ struct running_stats {
         auto same = [](const auto& s, const auto& t) {
             if (!s.defined() || !t.defined())
                 return s.defined() == t.defined();
-            return s.data() == t.data() && s.sizes() == t.sizes() && s.strides() == t.strides();
+            return s.data_ptr() == t.data_ptr() && s.sizes() == t.sizes() &&
+                   s.strides() == t.strides();
         };
         return same(a.mean, b.mean) && same(a.var, b.var) &&
                same(a.num_batches_tracked, b.num_batches_tracked) && a.momentum == b.momentum &&
@@ -428,6 +430,69 @@ void update_running_stats(const running_stats<T>& stats, const channel_statistic
 /// What a normalisation's backward op differentiates for.
 enum class norm_wrt { input, weight, bias };
 
+// ---- on a GPU -----------------------------------------------------------------------------------
+
+/// A tensor flat and contiguous (as the device kernels take it), or an undefined one.
+template <class T, class S>
+Tensor<T, dynamic_shape<1>> flat_or_none(const Tensor<T, S>& t) {
+    return t.defined() ? staticpy::detail::flat_elements(t) : Tensor<T, dynamic_shape<1>>();
+}
+
+/// The K-th of the given affine operands flat (an undefined tensor where there is none).
+template <std::size_t K, class T, class... P>
+Tensor<T, dynamic_shape<1>> flat_operand(const Tensor<T, P>&... operands) {
+    if constexpr (K < sizeof...(P))
+        return staticpy::detail::flat_elements(std::get<K>(std::tie(operands...)));
+    else
+        return {};
+}
+
+/// A normalisation of GPU tensors (every tensor of t on `on`'s device, else PyTorch's error):
+/// the CUDA backend's kernels (tensor/norm_device.hpp) write a new tensor of out_shape there.
+template <class Out, class On>
+Out normalise_on_device(const staticpy::detail::norm_device_call& call,
+                        const typename Out::shape_type& out_shape, const On& on,
+                        staticpy::detail::norm_device_tensors<typename Out::value_type> t) {
+    auto same_device = [&](const auto& tensor) {
+        if (tensor.defined())
+            staticpy::detail::check_same_device(on, tensor);
+    };
+    same_device(t.x);
+    same_device(t.g);
+    same_device(t.weight);
+    same_device(t.bias);
+    same_device(t.running_mean);
+    same_device(t.running_var);
+    same_device(t.num_batches_tracked);
+    Out out(out_shape, on.device());
+    t.out = staticpy::detail::flat_elements(out);
+    norm_on_cuda(staticpy::detail::norm_device_tag{}, call, t);
+    return out;
+}
+
+/// A normalisation's call: what it computes of an input [outer, groups, inner].
+inline staticpy::detail::norm_device_call norm_call(staticpy::detail::norm_device_call::result what,
+                                                    bool per_group_affine, bool batch_statistics,
+                                                    std::int64_t outer, std::int64_t groups,
+                                                    std::int64_t inner, double eps) {
+    staticpy::detail::norm_device_call call;
+    call.what = what;
+    call.per_group_affine = per_group_affine;
+    call.batch_statistics = batch_statistics;
+    call.outer = outer;
+    call.groups = groups;
+    call.inner = inner;
+    call.eps = eps;
+    return call;
+}
+
+/// What a normalisation's gradient for Wrt is in a device call.
+template <norm_wrt Wrt>
+inline constexpr auto norm_result =
+    Wrt == norm_wrt::input    ? staticpy::detail::norm_device_call::result::input_gradient
+    : Wrt == norm_wrt::weight ? staticpy::detail::norm_device_call::result::weight_gradient
+                              : staticpy::detail::norm_device_call::result::bias_gradient;
+
 /// The backward op's name for what it differentiates: "<op>_backward", "..._weight", "..._bias".
 template <norm_wrt Wrt>
 constexpr const char* norm_backward_name(const char* input, const char* weight, const char* bias) {
@@ -459,6 +524,9 @@ struct batch_norm_backward_op;
 template <class T, bool HasWeight, bool HasBias>
 struct batch_norm_op {
     static constexpr const char* name = "batch_norm";
+    /// Its eager form runs on GPU tensors too (backend/cuda/normalization.hpp's kernels), so a
+    /// device graph runs it as it is; so do its derivatives'.
+    static constexpr bool eager_on_cuda = true;
     batch_norm_args<T> args;
 
     template <class S, class... P>
@@ -470,8 +538,29 @@ struct batch_norm_op {
         if (input.numel() == 0)
             return input.clone(); // PyTorch's: no statistics, and none updated
         check_batch_norm_operands(args, l.channels, HasWeight, affine...);
-        const auto x = input.contiguous();
         const auto& stats = std::get<0>(args);
+        if (input.is_cuda()) {
+            auto call =
+                norm_call(staticpy::detail::norm_device_call::result::output, true,
+                          std::get<1>(args), l.batch, l.channels, l.inner, std::get<2>(args));
+            if (std::get<1>(args) && stats.defined() && stats.pending && *stats.pending) {
+                *stats.pending = false; // this call updates them, on the device
+                call.update_running = true;
+                call.momentum = stats.momentum ? *stats.momentum : -1.0;
+            }
+            return normalise_on_device<Tensor<T, S>>(call, input.shape(), input,
+                                                     {flat_or_none(input),
+                                                      {},
+                                                      flat_operand < HasWeight ? 0 : 2,
+                                                      T > (affine...),
+                                                      flat_operand < HasBias ? sizeof...(P) - 1 : 2,
+                                                      T > (affine...),
+                                                      stats.mean,
+                                                      stats.var,
+                                                      stats.num_batches_tracked,
+                                                      {}});
+        }
+        const auto x = input.contiguous();
         std::vector<double> squares;
         const auto s = statistics_of(x.data(), l, args, &squares);
         if (std::get<1>(args) && stats.defined())
@@ -533,12 +622,23 @@ struct batch_norm_backward_op {
     static constexpr const char* name = norm_backward_name<Wrt>(
         "batch_norm_backward", "batch_norm_backward_weight", "batch_norm_backward_bias");
     static constexpr auto reads = norm_backward_reads<Wrt, HasWeight>;
+    static constexpr bool eager_on_cuda = true;
     batch_norm_args<T> args;
 
     template <class SG, class S, class... P>
     auto operator()(const Tensor<T, SG>& g, const Tensor<T, S>& input,
                     const Tensor<T, P>&... weight) const requires(Wrt == norm_wrt::input) {
         const channel_layout l(input.sizes());
+        if (input.is_cuda())
+            return normalise_on_device<Tensor<T, S>>(device_call(l), input.shape(), input,
+                                                     {flat_or_none(input),
+                                                      flat_or_none(g),
+                                                      flat_operand<0, T>(weight...),
+                                                      {},
+                                                      std::get<0>(args).mean,
+                                                      std::get<0>(args).var,
+                                                      {},
+                                                      {}});
         Tensor<T, S> out{input.shape()};
         if (input.numel() == 0)
             return out;
@@ -588,8 +688,18 @@ struct batch_norm_backward_op {
         const auto c = static_cast<std::size_t>(l.channels);
         if (input.numel() == 0) {
             out.fill_(T(0));
-            return out;
+            return input.is_cuda() ? out.to(input.device()) : out;
         }
+        if (input.is_cuda())
+            return normalise_on_device<Tensor<T, W>>(device_call(l), target, input,
+                                                     {flat_or_none(input),
+                                                      flat_or_none(g),
+                                                      {},
+                                                      {},
+                                                      std::get<0>(args).mean,
+                                                      std::get<0>(args).var,
+                                                      {},
+                                                      {}});
         const auto x = input.contiguous();
         const auto gc = g.contiguous();
         const auto s = statistics_of(x.data(), l, args, nullptr);
@@ -605,6 +715,9 @@ struct batch_norm_backward_op {
         const channel_layout l(g.sizes());
         const auto& target = staticpy::detail::shape_of_like(bias);
         using B = std::remove_cvref_t<decltype(target)>;
+        if (g.is_cuda())
+            return normalise_on_device<Tensor<T, B>>(device_call(l), target, g,
+                                                     {{}, flat_or_none(g), {}, {}, {}, {}, {}, {}});
         Tensor<T, B> out{target};
         const auto c = static_cast<std::size_t>(l.channels);
         std::vector<double> sum_g(c);
@@ -624,6 +737,12 @@ struct batch_norm_backward_op {
     }
 
 private:
+    /// This derivative as the CUDA backend's call, for an input of layout l.
+    [[nodiscard]] staticpy::detail::norm_device_call device_call(const channel_layout& l) const {
+        return norm_call(norm_result<Wrt>, true, std::get<1>(args), l.batch, l.channels, l.inner,
+                         std::get<2>(args));
+    }
+
     /// Per channel: sum(g) and sum(g (x - mean)).
     static void gradient_sums(const T* g, const T* x, const channel_layout& l,
                               const channel_statistics& s, double* sum_g, double* dot) {
@@ -799,12 +918,29 @@ struct layer_norm_backward_op;
 template <class T, std::size_t K, bool HasWeight, bool HasBias>
 struct layer_norm_op {
     static constexpr const char* name = "layer_norm";
+    /// As batch_norm's, its eager form and its derivatives' run on GPU tensors too.
+    static constexpr bool eager_on_cuda = true;
     layer_norm_args<K> args;
 
     template <class S, class... P>
     Tensor<T, S> operator()(const Tensor<T, S>& input, const Tensor<T, P>&... affine) const {
         check_layer_norm_operands(std::get<0>(args), input.sizes(), HasWeight, affine...);
         const auto l = rows_of<K>(input.sizes());
+        if (input.is_cuda())
+            return normalise_on_device<Tensor<T, S>>(
+                norm_call(staticpy::detail::norm_device_call::result::output, false, true, 1,
+                          l.rows, l.width, std::get<1>(args)),
+                input.shape(), input,
+                {flat_or_none(input),
+                 {},
+                 flat_operand < HasWeight ? 0 : 2,
+                 T > (affine...),
+                 flat_operand < HasBias ? sizeof...(P) - 1 : 2,
+                 T > (affine...),
+                 {},
+                 {},
+                 {},
+                 {}});
         Tensor<T, S> out{input.shape()};
         if (input.numel() == 0)
             return out;
@@ -876,12 +1012,23 @@ struct layer_norm_backward_op {
     static constexpr const char* name = norm_backward_name<Wrt>(
         "layer_norm_backward", "layer_norm_backward_weight", "layer_norm_backward_bias");
     static constexpr auto reads = norm_backward_reads<Wrt, HasWeight>;
+    static constexpr bool eager_on_cuda = true;
     layer_norm_args<K> args;
 
     template <class SG, class S, class... P>
     auto operator()(const Tensor<T, SG>& g, const Tensor<T, S>& input,
                     const Tensor<T, P>&... weight) const requires(Wrt == norm_wrt::input) {
         const auto l = rows_of<K>(input.sizes());
+        if (input.is_cuda())
+            return normalise_on_device<Tensor<T, S>>(device_call(l), input.shape(), input,
+                                                     {flat_or_none(input),
+                                                      flat_or_none(g),
+                                                      flat_operand<0, T>(weight...),
+                                                      {},
+                                                      {},
+                                                      {},
+                                                      {},
+                                                      {}});
         Tensor<T, S> out{input.shape()};
         if (input.numel() == 0)
             return out;
@@ -928,6 +1075,10 @@ struct layer_norm_backward_op {
     auto operator()(const Tensor<T, SG>& g, const Tensor<T, S>& input, const L& weight) const
         requires(Wrt == norm_wrt::weight) {
         const auto l = rows_of<K>(input.sizes());
+        if (input.is_cuda())
+            return normalise_on_device<like_tensor<L>>(
+                device_call(l), staticpy::detail::shape_of_like(weight), input,
+                {flat_or_none(input), flat_or_none(g), {}, {}, {}, {}, {}, {}});
         std::vector<double> mean, invstd;
         const auto x = input.contiguous();
         row_statistics(x.data(), l, std::get<1>(args), mean, invstd);
@@ -943,8 +1094,12 @@ struct layer_norm_backward_op {
 
     template <class SG, class L>
     auto operator()(const Tensor<T, SG>& g, const L& bias) const requires(Wrt == norm_wrt::bias) {
-        const auto gc = g.contiguous();
         const auto l = rows_of<K>(g.sizes());
+        if (g.is_cuda())
+            return normalise_on_device<like_tensor<L>>(
+                device_call(l), staticpy::detail::shape_of_like(bias), g,
+                {{}, flat_or_none(g), {}, {}, {}, {}, {}, {}});
+        const auto gc = g.contiguous();
         const T* gp = gc.data();
         return column_sums(g, bias, [&](std::int64_t r, std::int64_t j) {
             return static_cast<double>(gp[r * l.width + j]);
@@ -958,6 +1113,17 @@ struct layer_norm_backward_op {
     }
 
 private:
+    /// A tensor of the shape of `like` (a tensor or a shape).
+    template <class L>
+    using like_tensor =
+        Tensor<T,
+               std::remove_cvref_t<decltype(staticpy::detail::shape_of_like(std::declval<L>()))>>;
+
+    /// This derivative as the CUDA backend's call, for an input of layout l.
+    [[nodiscard]] staticpy::detail::norm_device_call device_call(const row_layout& l) const {
+        return norm_call(norm_result<Wrt>, false, true, 1, l.rows, l.width, std::get<1>(args));
+    }
+
     /// A tensor of like's shape whose element j is the sum over the rows of term(r, j), the
     /// columns split across threads.
     template <class SG, class L, class Term>

@@ -1,0 +1,401 @@
+#pragma once
+// layer_norm, batch_norm and their derivatives on GPU tensors (nn/normalization.hpp's ops,
+// handed over as tensor/norm_device.hpp describes: the input as [outer, groups, inner], each group
+// normalised with statistics of its own), with the CPU's formulas:
+//   norm_statistics          a block per group: the mean in double, then the sum of squared
+//                            deviations from the mean rounded to the element type (the CPU's two
+//                            passes), 1 / sqrt(var + eps) of the biased variance;
+//   norm_running_statistics  batch_norm in evaluation: the running statistics instead;
+//   norm_update_running      a training batch_norm's update of running_mean and running_var (the
+//                            unbiased variance) and num_batches_tracked, in one block;
+//   norm_gradient_sums       a block per group: sum(gw) and sum(gw (x - mean)) (gw = g times
+//                            layer_norm's weight), and batch_norm's weight and bias gradients;
+//   norm_column_sums         layer_norm's weight and bias gradients, a thread per column summing
+//                            down the rows in the CPU's order;
+//   norm_apply               elementwise: the output or the input's gradient, each element's
+//                            coefficients computed as the CPU computes its group's.
+// Sums are in double, across the block: in another order than the CPU's, so a result may differ
+// from the CPU's in its last bits.
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "staticpy/backend/cuda/codegen.hpp"
+#include "staticpy/backend/cuda/evaluate.hpp"
+#include "staticpy/backend/cuda/launch.hpp"
+#include "staticpy/tensor/functors.hpp"
+#include "staticpy/tensor/norm_device.hpp"
+#include "staticpy/tensor/tensor.hpp"
+
+namespace staticpy::cuda::detail {
+
+/// The normalisation kernels, after a typedef of staticpy_x_t (the tensors' element type).
+inline constexpr const char* norm_source = R"(
+// Element k (below outer * inner) of group g of a contiguous [outer, groups, inner] tensor.
+__device__ inline long long staticpy_norm_at(long long g, long long k, long long groups,
+                                             long long inner) {
+    const long long o = k / inner;
+    return (o * groups + g) * inner + (k - o * inner);
+}
+
+extern "C" __global__ void norm_statistics(long long outer, long long groups, long long inner,
+                                           const staticpy_x_t* x, double eps, double* mean,
+                                           double* invstd, double* squares) {
+    __shared__ double sum32[32];
+    const long long count = outer * inner;
+    for (long long g = blockIdx.x; g < groups; g += gridDim.x) {
+        double total = 0;
+        for (long long k = threadIdx.x; k < count; k += blockDim.x)
+            total += (double)x[staticpy_norm_at(g, k, groups, inner)];
+        total = staticpy_block_reduce(total, [](double a, double b) { return a + b; }, sum32);
+        const double m = total / (double)count;
+        const staticpy_x_t mt = (staticpy_x_t)m;
+        double sq = 0;
+        for (long long k = threadIdx.x; k < count; k += blockDim.x) {
+            const staticpy_x_t d = x[staticpy_norm_at(g, k, groups, inner)] - mt;
+            sq += (double)(d * d);
+        }
+        sq = staticpy_block_reduce(sq, [](double a, double b) { return a + b; }, sum32);
+        if (threadIdx.x == 0) {
+            mean[g] = m;
+            invstd[g] = 1.0 / sqrt(sq / (double)count + eps);
+            if (squares)
+                squares[g] = sq;
+        }
+    }
+}
+
+extern "C" __global__ void norm_running_statistics(long long groups, const staticpy_x_t* rm,
+                                                   long long rm_stride, const staticpy_x_t* rv,
+                                                   long long rv_stride, double eps, double* mean,
+                                                   double* invstd) {
+    for (long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x; g < groups;
+         g += (long long)gridDim.x * blockDim.x) {
+        mean[g] = (double)rm[g * rm_stride];
+        invstd[g] = 1.0 / sqrt((double)rv[g * rv_stride] + eps);
+    }
+}
+
+// One block. momentum < 0: None, the cumulative average 1 / num_batches_tracked after this batch.
+extern "C" __global__ void norm_update_running(long long groups, const double* mean,
+                                               const double* squares, long long count,
+                                               double momentum, long long* tracked,
+                                               staticpy_x_t* rm, long long rm_stride,
+                                               staticpy_x_t* rv, long long rv_stride) {
+    __shared__ double factor;
+    if (threadIdx.x == 0) {
+        long long batches = 0;
+        if (tracked) {
+            batches = *tracked + 1;
+            *tracked = batches;
+        }
+        factor = momentum >= 0 ? momentum : 1.0 / (double)batches;
+    }
+    __syncthreads();
+    const double unbiased =
+        count > 1 ? 1.0 / (double)(count - 1) : staticpy_infinity(0.0) * 0.0;
+    for (long long g = threadIdx.x; g < groups; g += blockDim.x) {
+        staticpy_x_t& m = rm[g * rm_stride];
+        staticpy_x_t& v = rv[g * rv_stride];
+        m = (staticpy_x_t)((1 - factor) * (double)m + factor * mean[g]);
+        v = (staticpy_x_t)((1 - factor) * (double)v + factor * squares[g] * unbiased);
+    }
+}
+
+// Per group: sum(gw) and sum(gw (x - mean)) (times invstd with scaled: layer_norm's), gw = g w[i]
+// with a weight per position i of the group's run (layer_norm's), else g; with dw and db,
+// batch_norm's gradients of its weight, sum(g (x - mean)) invstd, and of its bias, sum(g).
+extern "C" __global__ void norm_gradient_sums(long long outer, long long groups, long long inner,
+                                              const staticpy_x_t* g, const staticpy_x_t* x,
+                                              const staticpy_x_t* w, const double* mean,
+                                              const double* invstd, int scaled, double* sum_gw,
+                                              double* dot, staticpy_x_t* dw, staticpy_x_t* db) {
+    __shared__ double sum32[32];
+    const long long count = outer * inner;
+    const int with_dot = dot != 0 || dw != 0;
+    for (long long c = blockIdx.x; c < groups; c += gridDim.x) {
+        const staticpy_x_t mt = with_dot ? (staticpy_x_t)mean[c] : (staticpy_x_t)0;
+        const staticpy_x_t ist = scaled ? (staticpy_x_t)invstd[c] : (staticpy_x_t)1;
+        double s = 0, d = 0;
+        for (long long k = threadIdx.x; k < count; k += blockDim.x) {
+            const long long at = staticpy_norm_at(c, k, groups, inner);
+            const staticpy_x_t gw = w ? g[at] * w[at % inner] : g[at];
+            s += (double)gw;
+            if (with_dot)
+                d += (double)(scaled ? gw * (x[at] - mt) * ist : gw * (x[at] - mt));
+        }
+        s = staticpy_block_reduce(s, [](double a, double b) { return a + b; }, sum32);
+        if (with_dot)
+            d = staticpy_block_reduce(d, [](double a, double b) { return a + b; }, sum32);
+        if (threadIdx.x == 0) {
+            if (sum_gw)
+                sum_gw[c] = s;
+            if (dot)
+                dot[c] = d;
+            if (dw)
+                dw[c] = (staticpy_x_t)(d * invstd[c]);
+            if (db)
+                db[c] = (staticpy_x_t)s;
+        }
+    }
+}
+
+// layer_norm's weight gradient sum over rows of g (x - mean) invstd, and its bias gradient sum
+// over rows of g, each column down the rows in order (the CPU's sums exactly).
+extern "C" __global__ void norm_column_sums(long long rows, long long width, const staticpy_x_t* g,
+                                            const staticpy_x_t* x, const double* mean,
+                                            const double* invstd, staticpy_x_t* dw,
+                                            staticpy_x_t* db) {
+    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < width;
+         j += (long long)gridDim.x * blockDim.x) {
+        double sw = 0, sb = 0;
+        for (long long r = 0; r < rows; ++r) {
+            const double gv = (double)g[r * width + j];
+            if (dw)
+                sw += gv * ((double)x[r * width + j] - mean[r]) * invstd[r];
+            sb += gv;
+        }
+        if (dw)
+            dw[j] = (staticpy_x_t)sw;
+        if (db)
+            db[j] = (staticpy_x_t)sb;
+    }
+}
+
+// Elementwise over a contiguous [outer, groups, inner] tensor of n elements, by mode:
+//   0 layer_norm's output:     (x - mean) invstd w[i] + b[i]
+//   1 batch_norm's output:     scale x + shift, scale = w invstd, shift = b - mean w invstd
+//   2 layer_norm's dx:         invstd (gw - mean(gw) - (x - mean) invstd mean(gw xhat))
+//   3 batch_norm's dx (batch): a g + b x + k, a = w invstd, b = -a slope,
+//                              k = a (mean slope - sum(g) / count), slope = invstd^2 dot / count
+//   4 batch_norm's dx (running statistics): w invstd g
+// w and b absent: 1 and 0; in modes 1, 3 and 4 they are the group's.
+extern "C" __global__ void norm_apply(long long n, long long groups, long long inner, int mode,
+                                      const staticpy_x_t* x, const staticpy_x_t* g,
+                                      const staticpy_x_t* w, const staticpy_x_t* b,
+                                      const double* mean, const double* invstd,
+                                      const double* sum_gw, const double* dot, double count,
+                                      staticpy_x_t* y) {
+    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < n;
+         e += (long long)gridDim.x * blockDim.x) {
+        const long long i = e % inner;
+        const long long c = (e / inner) % groups;
+        if (mode == 0 || mode == 2) {
+            const staticpy_x_t m = (staticpy_x_t)mean[c];
+            const staticpy_x_t is = (staticpy_x_t)invstd[c];
+            if (mode == 0) {
+                staticpy_x_t v = (x[e] - m) * is;
+                if (w)
+                    v *= w[i];
+                if (b)
+                    v += b[i];
+                y[e] = v;
+            } else {
+                const staticpy_x_t gw = w ? g[e] * w[i] : g[e];
+                const staticpy_x_t mean_gw = (staticpy_x_t)(sum_gw[c] / count);
+                const staticpy_x_t mean_dot = (staticpy_x_t)(dot[c] / count);
+                y[e] = is * (gw - mean_gw - (x[e] - m) * is * mean_dot);
+            }
+        } else {
+            const double scale = (w ? (double)w[c] : 1.0) * invstd[c];
+            if (mode == 1) {
+                const double shift = (b ? (double)b[c] : 0.0) - mean[c] * scale;
+                y[e] = (staticpy_x_t)scale * x[e] + (staticpy_x_t)shift;
+            } else if (mode == 3) {
+                const double slope = invstd[c] * invstd[c] * dot[c] / count;
+                y[e] = (staticpy_x_t)scale * g[e] + (staticpy_x_t)(-scale * slope) * x[e] +
+                       (staticpy_x_t)(scale * (mean[c] * slope - sum_gw[c] / count));
+            } else {
+                y[e] = (staticpy_x_t)scale * g[e] + (staticpy_x_t)0;
+            }
+        }
+    }
+}
+)";
+
+/// The kernels' module for one element type (a key of the kernel registry).
+template <class T>
+struct norm_kernels {
+    static std::string source() {
+        return std::string(block_reduce_source) + "typedef " + fn::cpp_type_name<T> +
+               " staticpy_x_t;\n" + norm_source;
+    }
+};
+
+} // namespace staticpy::cuda::detail
+
+namespace staticpy::detail {
+
+/// A normalisation of GPU tensors (norm_device.hpp): the statistics of each group (the batch's or
+/// the running ones), then what the call asks for.
+template <class T>
+void norm_on_cuda(norm_device_tag, const norm_device_call& call, const norm_device_tensors<T>& t) {
+    namespace cd = cuda::detail;
+    using result = norm_device_call::result;
+    const std::int64_t groups = call.groups;
+    const std::int64_t n = call.outer * groups * call.inner;
+    const Device device = t.out.device();
+    cd::make_current(device.index());
+    const cd::device_shape launch_shape = cd::shape_of_device(device.index());
+    cd::compiled_kernels& ks = cd::module_of<cd::norm_kernels<T>>(device.index());
+    const auto block_per_group = static_cast<unsigned>(
+        std::max<std::int64_t>(1, std::min<std::int64_t>(groups, launch_shape.max_grid)));
+    auto pointer = [](const auto& tensor) {
+        return tensor.defined() ? static_cast<const void*>(tensor.data_ptr()) : nullptr;
+    };
+    auto doubles = [&](std::int64_t count) { // one at least: no allocation of none
+        return Tensor<double, dynamic_shape<1>>(dynamic_shape<1>(std::max<std::int64_t>(count, 1)),
+                                                device);
+    };
+    if (t.out.numel() == 0)
+        return;
+    auto out = t.out;
+
+    if (call.what == result::bias_gradient) { // sums of g alone: no statistics
+        cd::kernel_arguments a;
+        if (call.per_group_affine) {
+            a.add<long long>(call.outer);
+            a.add<long long>(groups);
+            a.add<long long>(call.inner);
+            a.add(pointer(t.g));
+            a.add(static_cast<const void*>(nullptr)); // x
+            a.add(static_cast<const void*>(nullptr)); // w
+            a.add(static_cast<const void*>(nullptr)); // mean
+            a.add(static_cast<const void*>(nullptr)); // invstd
+            a.add<int>(0);
+            a.add(static_cast<void*>(nullptr)); // sum_gw
+            a.add(static_cast<void*>(nullptr)); // dot
+            a.add(static_cast<void*>(nullptr)); // dw
+            a.add(static_cast<void*>(out.data_ptr()));
+            cd::launch_default(ks.function("norm_gradient_sums"), block_per_group, 1,
+                               launch_shape.block, a);
+        } else {
+            a.add<long long>(groups);
+            a.add<long long>(call.inner);
+            a.add(pointer(t.g));
+            a.add(static_cast<const void*>(nullptr)); // x
+            a.add(static_cast<const void*>(nullptr)); // mean
+            a.add(static_cast<const void*>(nullptr)); // invstd
+            a.add(static_cast<void*>(nullptr));       // dw
+            a.add(static_cast<void*>(out.data_ptr()));
+            cd::launch_default(ks.function("norm_column_sums"),
+                               cd::grid_for(call.inner, launch_shape), 1, launch_shape.block, a);
+        }
+        return;
+    }
+
+    // The statistics: each group's mean and invstd (and sum of squared deviations, to update the
+    // running variance).
+    auto mean = doubles(groups);
+    auto invstd = doubles(groups);
+    auto squares = doubles(call.update_running ? groups : 0);
+    if (call.batch_statistics) {
+        cd::kernel_arguments a;
+        a.add<long long>(call.outer);
+        a.add<long long>(groups);
+        a.add<long long>(call.inner);
+        a.add(pointer(t.x));
+        a.add<double>(call.eps);
+        a.add(static_cast<void*>(mean.data_ptr()));
+        a.add(static_cast<void*>(invstd.data_ptr()));
+        a.add(call.update_running ? static_cast<void*>(squares.data_ptr()) : nullptr);
+        cd::launch_default(ks.function("norm_statistics"), block_per_group, 1, launch_shape.block,
+                           a);
+    } else {
+        cd::kernel_arguments a;
+        a.add<long long>(groups);
+        a.add(pointer(t.running_mean));
+        a.add<long long>(t.running_mean.strides()[0]);
+        a.add(pointer(t.running_var));
+        a.add<long long>(t.running_var.strides()[0]);
+        a.add<double>(call.eps);
+        a.add(static_cast<void*>(mean.data_ptr()));
+        a.add(static_cast<void*>(invstd.data_ptr()));
+        cd::launch_default(ks.function("norm_running_statistics"),
+                           cd::grid_for(groups, launch_shape), 1, launch_shape.block, a);
+    }
+    if (call.update_running) {
+        cd::kernel_arguments a;
+        a.add<long long>(groups);
+        a.add(static_cast<const void*>(mean.data_ptr()));
+        a.add(static_cast<const void*>(squares.data_ptr()));
+        a.add<long long>(call.outer * call.inner);
+        a.add<double>(call.momentum);
+        auto tracked = t.num_batches_tracked;
+        auto running_mean = t.running_mean;
+        auto running_var = t.running_var;
+        a.add(tracked.defined() ? static_cast<void*>(tracked.data_ptr()) : nullptr);
+        a.add(static_cast<void*>(running_mean.data_ptr()));
+        a.add<long long>(running_mean.strides()[0]);
+        a.add(static_cast<void*>(running_var.data_ptr()));
+        a.add<long long>(running_var.strides()[0]);
+        cd::launch_default(ks.function("norm_update_running"), 1, 1, launch_shape.block, a);
+    }
+
+    // The group sums of the gradients: sum(gw), sum(gw (x - mean)) (and batch_norm's dw).
+    const bool sums = call.what == result::weight_gradient ||
+                      (call.what == result::input_gradient && call.batch_statistics);
+    auto sum_gw = doubles(sums ? groups : 0);
+    auto dot = doubles(sums ? groups : 0);
+    if (call.what == result::weight_gradient && !call.per_group_affine) {
+        cd::kernel_arguments a;
+        a.add<long long>(groups);
+        a.add<long long>(call.inner);
+        a.add(pointer(t.g));
+        a.add(pointer(t.x));
+        a.add(static_cast<const void*>(mean.data_ptr()));
+        a.add(static_cast<const void*>(invstd.data_ptr()));
+        a.add(static_cast<void*>(out.data_ptr()));
+        a.add(static_cast<void*>(nullptr)); // db
+        cd::launch_default(ks.function("norm_column_sums"), cd::grid_for(call.inner, launch_shape),
+                           1, launch_shape.block, a);
+        return;
+    }
+    if (sums) {
+        const bool layer_input = !call.per_group_affine;
+        cd::kernel_arguments a;
+        a.add<long long>(call.outer);
+        a.add<long long>(groups);
+        a.add<long long>(call.inner);
+        a.add(pointer(t.g));
+        a.add(pointer(t.x));
+        a.add(layer_input ? pointer(t.weight) : nullptr);
+        a.add(static_cast<const void*>(mean.data_ptr()));
+        a.add(static_cast<const void*>(invstd.data_ptr()));
+        a.add<int>(layer_input ? 1 : 0);
+        a.add(static_cast<void*>(sum_gw.data_ptr()));
+        a.add(static_cast<void*>(dot.data_ptr()));
+        a.add(call.what == result::weight_gradient ? static_cast<void*>(out.data_ptr()) : nullptr);
+        a.add(static_cast<void*>(nullptr)); // db
+        cd::launch_default(ks.function("norm_gradient_sums"), block_per_group, 1,
+                           launch_shape.block, a);
+        if (call.what == result::weight_gradient)
+            return;
+    }
+
+    // The output, or the input's gradient.
+    const int mode = call.what == result::output ? (call.per_group_affine ? 1 : 0)
+                     : !call.per_group_affine    ? 2
+                     : call.batch_statistics     ? 3
+                                                 : 4;
+    cd::kernel_arguments a;
+    a.add<long long>(n);
+    a.add<long long>(groups);
+    a.add<long long>(call.inner);
+    a.add<int>(mode);
+    a.add(pointer(t.x));
+    a.add(pointer(t.g));
+    a.add(pointer(t.weight));
+    a.add(call.what == result::output ? pointer(t.bias) : nullptr);
+    a.add(static_cast<const void*>(mean.data_ptr()));
+    a.add(static_cast<const void*>(invstd.data_ptr()));
+    a.add(sums ? static_cast<const void*>(sum_gw.data_ptr()) : nullptr);
+    a.add(sums ? static_cast<const void*>(dot.data_ptr()) : nullptr);
+    a.add<double>(static_cast<double>(call.outer * call.inner));
+    a.add(static_cast<void*>(out.data_ptr()));
+    cd::launch_default(ks.function("norm_apply"), cd::grid_for(n, launch_shape), 1,
+                       launch_shape.block, a);
+}
+
+} // namespace staticpy::detail
