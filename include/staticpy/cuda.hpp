@@ -19,6 +19,7 @@
 #include "staticpy/backend/cuda/dropout.hpp"
 #include "staticpy/backend/cuda/element_rule.hpp"
 #include "staticpy/backend/cuda/evaluate.hpp"
+#include "staticpy/backend/cuda/indexing.hpp"
 #include "staticpy/backend/cuda/kernel_cache.hpp"
 #include "staticpy/backend/cuda/launch.hpp"
 #include "staticpy/backend/cuda/normalization.hpp"

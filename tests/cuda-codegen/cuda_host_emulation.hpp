@@ -7,6 +7,7 @@
 // warp shuffles (an exchange through the block's slots between two barriers of the warp) behave as
 // on a GPU for kernels whose threads all reach them, as staticpy's do.
 #include <algorithm>
+#include <atomic>
 #include <barrier>
 #include <cstddef>
 #include <cstring>
@@ -88,6 +89,13 @@ T __shfl_down_sync(unsigned, T v, int delta) {
     std::memcpy(&r, &st.slots[from], sizeof(T));
     warp.arrive_and_wait();
     return r;
+}
+
+/// atomicAdd: *address += value as one atomic step (a block's threads run at once), the old value
+/// returned (float and double too: C++20's atomic_ref adds them).
+template <class T>
+T atomicAdd(T* address, T value) {
+    return std::atomic_ref<T>(*address).fetch_add(value);
 }
 
 // After the generated source: an entry point the test finds with dlsym.

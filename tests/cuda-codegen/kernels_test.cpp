@@ -436,6 +436,19 @@ TEST_CASE("codegen: the normalisation kernels (layer_norm, batch_norm) compile f
                           "norm_gradient_sums", "norm_column_sums", "norm_apply"});
 }
 
+TEST_CASE("codegen: the index kernels compile for the GPU, each element and index type") {
+    // Their results against the CPU's: emulated_index_test.
+    using cuda::detail::index_kernels;
+    for (const std::string& typed : {index_kernels<float, std::int64_t>::source(),
+                                     index_kernels<double, std::int32_t>::source(),
+                                     index_kernels<std::int64_t, std::int64_t>::source(),
+                                     index_kernels<std::int32_t, std::int64_t>::source(),
+                                     index_kernels<std::uint8_t, std::int64_t>::source(),
+                                     index_kernels<bool, std::int32_t>::source()})
+        check_with_nvrtc(cuda::detail::cuda_prelude + typed,
+                         {"index_first_out_of_range", "indexed_walk"});
+}
+
 TEST_CASE("codegen: contiguous operands read and written four floats an access, then the tail") {
     Generator g(13);
     const auto x = randn(5, 7, g); // 35 elements: 8 packs of 4, then 3 alone

@@ -74,6 +74,7 @@ using embedding_shape_t =
 /// the weight (only its shape read).
 struct embedding_backward_op {
     static constexpr const char* name = "embedding_backward";
+    static constexpr bool eager_on_cuda = true;
     static constexpr std::array<bool, 3> reads{true, true, false};
     std::tuple<padding_index> args;
 
@@ -87,8 +88,12 @@ struct embedding_backward_op {
         Tensor<T, dynamic_shape<2>> source(rows.storage(), rows.storage_offset(),
                                            dynamic_shape<2>(n, dim), {dim, 1});
         const std::int64_t padding = std::get<0>(args).row(target.sizes()[0]);
-        if (padding >= 0) {
-            // The padding row collects nothing: the rows that name it are zeroed, in a copy.
+        // The padding row collects nothing: the rows that name it are zeroed, in a copy (on a
+        // GPU by where(), elementwise there; on the CPU only where a row names it).
+        if (padding >= 0 && g.is_cuda()) {
+            const auto keep = (index != padding).unsqueeze(1);
+            source = Tensor<T, dynamic_shape<2>>(where(keep, source, T(0)));
+        } else if (padding >= 0) {
             bool copied = false;
             for (std::int64_t i = 0; i < n; ++i) {
                 if (static_cast<std::int64_t>(index.data()[i]) != padding)
@@ -102,8 +107,8 @@ struct embedding_backward_op {
                     row[j] = T(0);
             }
         }
-        return staticpy::detail::index_ops::index_add_onto(zeros<T>(target), int_<0>{}, index,
-                                                           source, int_<1>{});
+        return staticpy::detail::index_ops::index_add_onto(zeros<T>(target, g.device()), int_<0>{},
+                                                           index, source, int_<1>{});
     }
 
     /// First-order only, as grad is (docs/autodiff.md).
@@ -116,6 +121,7 @@ struct embedding_backward_op {
 /// embedding(indices, weight) (operands 0, 1) with padding_idx (a run-time argument).
 struct embedding_op {
     static constexpr const char* name = "embedding";
+    static constexpr bool eager_on_cuda = true;
     std::tuple<padding_index> args;
 
     template <class I, class SI, class T, class SW>

@@ -49,12 +49,12 @@ class list;
 namespace detail {
 
 /// What an op that adds onto its first operand starts from, as a tensor of its own with element
-/// type T: a copy of that operand, or zeros of its shape (FromZeros: a derivative's, which reads
-/// only the operand's shape).
+/// type T: a copy of that operand, or zeros of its shape on `device` (FromZeros: a derivative's,
+/// which reads only the operand's shape).
 template <class T, bool FromZeros, class L>
-auto onto_start(const L& self) {
+auto onto_start(const L& self, const Device& device) {
     if constexpr (FromZeros)
-        return zeros<T>(shape_of_like(self));
+        return zeros<T>(shape_of_like(self), device);
     else
         return self.clone();
 }
@@ -116,7 +116,13 @@ Tensor<T, S> padded_to(const Tensor<T, S0>& t, const S& s) {
         if (t.sizes() == s.sizes())
             return Tensor<T, S>(t.storage(), t.storage_offset(), s, t.strides());
     }
-    Tensor<T, S> out = zeros<T>(s);
+    Tensor<T, S> out = zeros<T>(s, t.device());
+    if constexpr (S0::rank == S::rank) {
+        if (t.is_cuda()) { // t's elements into the view of out's leading corner of t's sizes
+            Tensor<T, S0>(out.storage(), out.storage_offset(), t.shape(), out.strides()).copy_(t);
+            return out;
+        }
+    }
     const auto from = index_ops::nonempty_layout(t);
     const auto to = index_ops::nonempty_layout(out);
     T* q = out.data();
@@ -136,6 +142,7 @@ struct index_add_op;
 template <class D, bool Padded = false>
 struct gather_op {
     static constexpr const char* name = Padded ? "gather_padded" : "gather";
+    static constexpr bool eager_on_cuda = true;
     static constexpr auto reads = [] {
         std::array<bool, Padded ? 3 : 2> r{};
         r[0] = r[1] = true;
@@ -166,13 +173,14 @@ struct gather_op {
 template <class D, bool FromZeros>
 struct scatter_add_op {
     static constexpr const char* name = FromZeros ? "gather_backward" : "scatter_add";
+    static constexpr bool eager_on_cuda = true;
     static constexpr std::array<bool, 3> reads{!FromZeros, true, true};
     [[no_unique_address]] std::tuple<D> args;
 
     template <class L, class I, class SI, class U, class S2>
     auto operator()(const L& self, const Tensor<I, SI>& index, const Tensor<U, S2>& src) const {
-        return index_ops::scatter_add_onto(onto_start<U, FromZeros>(self), std::get<0>(args), index,
-                                           src);
+        return index_ops::scatter_add_onto(onto_start<U, FromZeros>(self, index.device()),
+                                           std::get<0>(args), index, src);
     }
 
     template <std::size_t K, class G, class Y, class X, class I, class Src>
@@ -190,6 +198,7 @@ struct scatter_add_op {
 template <class D>
 struct index_select_op {
     static constexpr const char* name = "index_select";
+    static constexpr bool eager_on_cuda = true;
     [[no_unique_address]] std::tuple<D> args;
 
     template <class X, class I>
@@ -211,13 +220,14 @@ struct index_select_op {
 template <class D, class Alpha, bool FromZeros>
 struct index_add_op {
     static constexpr const char* name = FromZeros ? "index_select_backward" : "index_add";
+    static constexpr bool eager_on_cuda = true;
     static constexpr std::array<bool, 3> reads{!FromZeros, true, true};
     [[no_unique_address]] std::tuple<D, Alpha> args;
 
     template <class L, class I, class SI, class U, class S2>
     auto operator()(const L& self, const Tensor<I, SI>& index, const Tensor<U, S2>& source) const {
-        return index_ops::index_add_onto(onto_start<U, FromZeros>(self), std::get<0>(args), index,
-                                         source, std::get<1>(args));
+        return index_ops::index_add_onto(onto_start<U, FromZeros>(self, index.device()),
+                                         std::get<0>(args), index, source, std::get<1>(args));
     }
 
     template <std::size_t K, class G, class Y, class X, class I, class Src>
@@ -252,6 +262,7 @@ struct cat_op;
 template <class D, std::size_t K, std::size_t N>
 struct cat_part_op {
     static constexpr const char* name = "cat_part";
+    static constexpr bool eager_on_cuda = true;
     static constexpr auto reads = [] {
         std::array<bool, N + 1> r{};
         r[0] = true;
@@ -294,6 +305,7 @@ struct cat_part_op {
 template <class D>
 struct cat_op {
     static constexpr const char* name = "cat";
+    static constexpr bool eager_on_cuda = true;
     [[no_unique_address]] std::tuple<D> args;
 
     template <class... X>
@@ -311,6 +323,7 @@ struct cat_op {
 template <class D>
 struct stack_op {
     static constexpr const char* name = "stack";
+    static constexpr bool eager_on_cuda = true;
     [[no_unique_address]] std::tuple<D> args;
 
     template <class... X>
@@ -328,6 +341,7 @@ struct stack_op {
 template <class C>
 struct one_hot_op {
     static constexpr const char* name = "one_hot";
+    static constexpr bool eager_on_cuda = true;
     [[no_unique_address]] std::tuple<C> args;
 
     template <class I>

@@ -32,6 +32,8 @@
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
 #include "staticpy/kernels/loop.hpp"
+#include "staticpy/tensor/creation.hpp"
+#include "staticpy/tensor/index_device.hpp"
 #include "staticpy/tensor/ops_join.hpp"
 #include "staticpy/tensor/shape.hpp"
 #include "staticpy/tensor/tensor.hpp"
@@ -130,6 +132,63 @@ std::array<std::int64_t, R> vector_index_strides(std::size_t dim, std::int64_t s
     std::array<std::int64_t, R> strides{};
     strides[dim] = stride;
     return strides;
+}
+
+/// A walk's space with one operand's strides, as the CUDA backend takes it (index_device.hpp).
+template <std::size_t R>
+index_space device_space(const std::array<std::int64_t, R>& sizes,
+                         const std::array<std::int64_t, R>& strides) {
+    static_assert(R <= max_device_index_rank);
+    index_space space;
+    space.rank = R;
+    std::copy(sizes.begin(), sizes.end(), space.sizes.begin());
+    std::copy(strides.begin(), strides.end(), space.strides.begin());
+    return space;
+}
+
+/// An op of more dims than the GPU's index kernels take.
+[[noreturn]] inline void throw_too_many_dims_on_cuda(std::size_t rank) {
+    throw RuntimeError("staticpy: an indexing op on GPU tensors takes at most " +
+                       std::to_string(max_device_index_rank) + " dims, not " +
+                       std::to_string(rank) + " (copy its tensors with .cpu())");
+}
+
+/// first_out_of_range of an index tensor on either device.
+template <class I, class SI, std::size_t R>
+std::optional<std::int64_t> first_out_of_range_in(const Tensor<I, SI>& index, const layout<R>& l,
+                                                  std::int64_t bound) {
+    if (index.is_cuda()) {
+        if constexpr (R <= max_device_index_rank)
+            return first_out_of_range_on_cuda(index_device_tag{}, device_space(l.sizes, l.strides),
+                                              index, bound);
+        else
+            throw_too_many_dims_on_cuda(R);
+    }
+    return first_out_of_range(index.data(), l, bound);
+}
+
+/// indexed_walk on GPU tensors (index_device.hpp's call): reading, out[p] = in[target];
+/// accumulating, out[target] += alpha * in[p].
+template <std::size_t R, class I, class SI, class U, class SU, class T, class S>
+void indexed_walk_on_device(bool accumulate, const std::array<std::int64_t, R>& sizes,
+                            std::size_t dim, const std::array<std::int64_t, R>& direct_strides,
+                            const Tensor<I, SI>& index,
+                            const std::array<std::int64_t, R>& index_strides,
+                            const std::array<std::int64_t, R>& target_strides,
+                            const Tensor<U, SU>& in, Tensor<T, S>& out, T alpha) {
+    if constexpr (R <= max_device_index_rank) {
+        indexed_walk_call call;
+        call.accumulate = accumulate;
+        call.rank = R;
+        call.dim = dim;
+        std::copy(sizes.begin(), sizes.end(), call.sizes.begin());
+        std::copy(direct_strides.begin(), direct_strides.end(), call.direct_strides.begin());
+        std::copy(index_strides.begin(), index_strides.end(), call.index_strides.begin());
+        std::copy(target_strides.begin(), target_strides.end(), call.target_strides.begin());
+        indexed_walk_on_cuda(index_device_tag{}, call, index, in, out, alpha);
+    } else {
+        throw_too_many_dims_on_cuda(R);
+    }
 }
 
 /// a + b * alpha as PyTorch's add kernel computes it in T: integers wrap (never signed-overflow
@@ -254,20 +313,28 @@ auto index_select(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& index) {
     const auto in = ix::nonempty_layout(x);
     auto out_sizes = in.sizes;
     out_sizes[d] = n;
-    Tensor<T, Result> out{Result(ix::first_sizes<S::rank>(out_sizes))};
+    Tensor<T, Result> out{Result(ix::first_sizes<S::rank>(out_sizes)),
+                          detail::check_same_device(x, index)};
     if (n == 0)
         return out;
     const std::int64_t bound = in.sizes[d];
     if (S::rank > 1 && x.numel() == 0 && bound == 0)
         throw RuntimeError("index_select(): self indexing axis dim should be positive");
     const auto at = ix::index_vector_layout(index);
-    if (ix::first_out_of_range(index.data(), at, bound))
+    if (ix::first_out_of_range_in(index, at, bound))
         throw IndexError("index out of range in self");
     if (out.numel() == 0)
         return out;
+    const auto out_strides = detail::contiguous_strides(out_sizes);
+    if (out.is_cuda()) {
+        ix::indexed_walk_on_device(
+            false, out_sizes, d, out_strides, index,
+            ix::vector_index_strides<ix::nonempty_rank<S::rank>>(d, at.strides[0]), in.strides, x,
+            out, T(1));
+        return out;
+    }
     T* q = out.data();
     const T* p = x.data();
-    const auto out_strides = detail::contiguous_strides(out_sizes);
     if (x.is_contiguous() && out_strides[d] > 1) {
         // Each selected slice is `outer` contiguous blocks of `block` elements.
         const std::int64_t block = out_strides[d];
@@ -308,7 +375,7 @@ Tensor<T, SI> gather(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& index) {
                   "staticpy: RuntimeError: Size does not match: expected index to be smaller than "
                   "self apart from dimension dim");
     const std::size_t d = ix::resolve_dim<S::rank>(dim);
-    Tensor<T, SI> out(index.shape());
+    Tensor<T, SI> out(index.shape(), detail::check_same_device(x, index));
     if (index.numel() == 0)
         return out;
     const auto in = ix::nonempty_layout(x);
@@ -319,9 +386,14 @@ Tensor<T, SI> gather(const Tensor<T, S>& x, D dim, const Tensor<I, SI>& index) {
                                " expected index " + detail::sizes_text(index.sizes()) +
                                " to be smaller than self " + detail::sizes_text(x.sizes()) +
                                " apart from dimension " + std::to_string(d));
-    if (const auto bad = ix::first_out_of_range(index.data(), at, in.sizes[d]))
+    if (const auto bad = ix::first_out_of_range_in(index, at, in.sizes[d]))
         throw RuntimeError("index " + std::to_string(*bad) + " is out of bounds for dimension " +
                            std::to_string(d) + " with size " + std::to_string(in.sizes[d]));
+    if (out.is_cuda()) {
+        ix::indexed_walk_on_device(false, at.sizes, d, detail::contiguous_strides(at.sizes), index,
+                                   at.strides, in.strides, x, out, T(1));
+        return out;
+    }
     T* q = out.data();
     const T* p = x.data();
     // Along a contiguous last dim the walk's innermost run is the tight loop
@@ -355,6 +427,7 @@ Tensor<T, S> scatter_add_onto(Tensor<T, S> out, D dim, const Tensor<I, SI>& inde
                   "staticpy: RuntimeError: Expected index to be smaller than self apart from "
                   "dimension dim and to be smaller size than src");
     const std::size_t d = ix::resolve_dim<S::rank>(dim);
+    detail::check_same_device(out, index, src);
     if (index.numel() == 0)
         return out;
     const auto target = ix::nonempty_layout(out);
@@ -367,9 +440,14 @@ Tensor<T, S> scatter_add_onto(Tensor<T, S> out, D dim, const Tensor<I, SI>& inde
                                " apart from dimension " + std::to_string(d) +
                                " and to be smaller size than src " +
                                detail::sizes_text(src.sizes()));
-    if (const auto bad = ix::first_out_of_range(index.data(), at, target.sizes[d]))
+    if (const auto bad = ix::first_out_of_range_in(index, at, target.sizes[d]))
         throw RuntimeError("index " + std::to_string(*bad) + " is out of bounds for dimension " +
                            std::to_string(d) + " with size " + std::to_string(target.sizes[d]));
+    if (out.is_cuda()) {
+        ix::indexed_walk_on_device(true, at.sizes, d, from.strides, index, at.strides,
+                                   target.strides, src, out, T(1));
+        return out;
+    }
     T* q = out.data();
     const T* p = src.data();
     ix::indexed_walk(
@@ -427,6 +505,7 @@ Tensor<T, S> index_add_onto(Tensor<T, S> out, D dim, const Tensor<I, SI>& index,
                       "source.size(dim)");
     }
     const std::size_t d = ix::resolve_dim<S::rank>(dim);
+    detail::check_same_device(out, index, source);
     const auto target = ix::nonempty_layout(out);
     auto from = ix::nonempty_layout(source);
     const std::int64_t n = index.numel();
@@ -462,7 +541,7 @@ Tensor<T, S> index_add_onto(Tensor<T, S> out, D dim, const Tensor<I, SI>& index,
                            " doesn't match the broadcast shape " + detail::sizes_text(broadcast));
     }
     const auto at = ix::index_vector_layout(index);
-    if (ix::first_out_of_range(index.data(), at, target.sizes[d]))
+    if (ix::first_out_of_range_in(index, at, target.sizes[d]))
         throw IndexError("index out of range in self");
     const T scale = [&] {
         if constexpr (detail::is_number_constant_v<Alpha>)
@@ -470,6 +549,12 @@ Tensor<T, S> index_add_onto(Tensor<T, S> out, D dim, const Tensor<I, SI>& index,
         else
             return detail::convert<T>(alpha);
     }();
+    if (out.is_cuda()) {
+        ix::indexed_walk_on_device(true, sizes, d, from.strides, index,
+                                   ix::vector_index_strides<R>(d, at.strides[0]), target.strides,
+                                   source, out, scale);
+        return out;
+    }
     T* q = out.data();
     const T* p = source.data();
     ix::indexed_walk(
@@ -528,11 +613,12 @@ auto one_hot(const Tensor<I, SI>& index, C num_classes = {}) {
         if (classes <= 0)
             throw RuntimeError("Can not infer total number of classes from empty tensor.");
         sizes[SI::rank] = classes;
-        return Tensor<std::int64_t, Result>{Result(sizes)};
+        return Tensor<std::int64_t, Result>{Result(sizes), index.device()};
     }
-    const I* p = index.data();
+    const auto on_host = index.cpu(); // the values checked there: a GPU index's copied over
+    const I* p = on_host.data();
     std::int64_t low = p[0], high = p[0];
-    detail::for_each_offset(index.sizes(), 0, index.strides(), [&](std::int64_t o) {
+    detail::for_each_offset(on_host.sizes(), 0, on_host.strides(), [&](std::int64_t o) {
         low = std::min<std::int64_t>(low, p[o]);
         high = std::max<std::int64_t>(high, p[o]);
     });
@@ -543,6 +629,21 @@ auto one_hot(const Tensor<I, SI>& index, C num_classes = {}) {
     else if (classes <= high)
         throw RuntimeError("Class values must be smaller than num_classes.");
     sizes[SI::rank] = classes;
+    if (index.is_cuda()) {
+        // A 1 added at each index value along the last dim: the index walk of index_add, its
+        // source one element read everywhere (strides 0).
+        auto out = zeros<std::int64_t>(Result(sizes), index.device());
+        constexpr std::size_t R = SI::rank + 1;
+        std::array<std::int64_t, R> walk{}, index_strides{};
+        std::copy_n(index.sizes().begin(), SI::rank, walk.begin());
+        std::copy_n(index.strides().begin(), SI::rank, index_strides.begin());
+        walk[SI::rank] = 1;
+        detail::index_ops::indexed_walk_on_device(
+            true, walk, SI::rank, std::array<std::int64_t, R>{}, index, index_strides,
+            detail::contiguous_strides(sizes), full<std::int64_t>(shape<>{}, 1, index.device()),
+            out, std::int64_t{1});
+        return out;
+    }
     Tensor<std::int64_t, Result> out{Result(sizes)};
     std::int64_t* q = out.data();
     std::fill_n(q, out.numel(), std::int64_t{0});

@@ -312,10 +312,21 @@ Tensor<Out, OutShape> cat_impl(const Seq& tensors, std::size_t d) {
             throw_size_overflow(sizes);
         }
     });
-    Tensor<Out, OutShape> out{OutShape(sizes)};
+    // The inputs' device (PyTorch's error where they are on two).
+    Device device;
+    for_each_tensor(tensors, [&](std::size_t k, const auto& t) {
+        if (k == 0)
+            device = t.device();
+        else if (t.device() != device)
+            throw_device_mismatch(device, t.device());
+    });
+    Tensor<Out, OutShape> out{OutShape(sizes), device};
     std::int64_t offset = 0;
     for_each_tensor(tensors, [&](std::size_t, const auto& t) {
-        copy_into_slab(out.data(), sizes, d, offset, t);
+        if (out.is_cuda()) // each input copied into its slab, a view of the output there
+            out.narrow(d, offset, t.sizes()[d]).copy_(t);
+        else
+            copy_into_slab(out.data(), sizes, d, offset, t);
         offset += t.sizes()[d];
     });
     return out;
