@@ -281,6 +281,34 @@ std::exception_ptr per_rank_list_error(std::string_view name, std::string_view l
     return nullptr;
 }
 
+/// A root rank's names: its argument ("dst") and its role in PyTorch's texts ("destination").
+struct root_names {
+    std::string_view argument;
+    std::string_view role;
+};
+
+/// gather's and scatter's local checks: the count, the root rank, the list given on the root and
+/// only there (PyTorch's ValueErrors), one tensor per rank of the tensor's size.
+template <class T, class S>
+std::exception_ptr rooted_list_error(std::string_view name, std::string_view list_name,
+                                     root_names names, int root,
+                                     const std::vector<Tensor<T, S>>& list, std::int64_t numel,
+                                     const process_group_state& group) {
+    if (auto error = count_error(name, numel))
+        return error;
+    if (auto error = rank_error(names.argument, root, group.world_size))
+        return error;
+    const bool on_root = group.rank == root;
+    const std::string argument = "Argument ``" + std::string(list_name) + "`` must ";
+    if (on_root && list.empty())
+        return std::make_exception_ptr(
+            ValueError(argument + "be specified on " + std::string(names.role) + " rank."));
+    if (!on_root && !list.empty())
+        return std::make_exception_ptr(ValueError(argument + "NOT be specified on non-" +
+                                                  std::string(names.role) + " ranks."));
+    return on_root ? per_rank_list_error(name, list_name, list, numel, group.world_size) : nullptr;
+}
+
 /// After the agreement: issues the data's nonblocking call, start(&request), and returns its
 /// Work, waited for unless async_op.
 template <class Start, class Finish>
@@ -451,17 +479,8 @@ Work gather(Tensor<T, S> tensor, std::vector<Tensor<T, S>> gather_list = {}, int
     auto& group = detail::usable_group(name);
     const std::int64_t n = tensor.numel();
     const bool root = group.rank == dst;
-    auto error = detail::count_error(name, n);
-    if (!error)
-        error = detail::rank_error("dst", dst, group.world_size);
-    if (!error && root && gather_list.empty())
-        error = std::make_exception_ptr(
-            ValueError("Argument ``gather_list`` must be specified on destination rank."));
-    if (!error && !root && !gather_list.empty())
-        error = std::make_exception_ptr(
-            ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks."));
-    if (!error && root)
-        error = detail::per_rank_list_error(name, "gather_list", gather_list, n, group.world_size);
+    auto error = detail::rooted_list_error(name, "gather_list", {"dst", "destination"}, dst,
+                                           gather_list, n, group);
     auto staged = detail::stage_on_host(tensor);
     auto flat = Storage<T>::allocate(root ? n * group.world_size : 0);
     return detail::issue(
@@ -486,18 +505,8 @@ Work scatter(Tensor<T, S> tensor, const std::vector<Tensor<T, S>>& scatter_list 
     auto& group = detail::usable_group(name);
     const std::int64_t n = tensor.numel();
     const bool root = group.rank == src;
-    auto error = detail::count_error(name, n);
-    if (!error)
-        error = detail::rank_error("src", src, group.world_size);
-    if (!error && root && scatter_list.empty())
-        error = std::make_exception_ptr(
-            ValueError("Argument ``scatter_list`` must be specified on source rank."));
-    if (!error && !root && !scatter_list.empty())
-        error = std::make_exception_ptr(
-            ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks."));
-    if (!error && root)
-        error =
-            detail::per_rank_list_error(name, "scatter_list", scatter_list, n, group.world_size);
+    auto error = detail::rooted_list_error(name, "scatter_list", {"src", "source"}, src,
+                                           scatter_list, n, group);
     auto staged = detail::stage_on_host(tensor);
     const auto flat = root && !error ? detail::pack(scatter_list, n) : Storage<T>::allocate(0);
     return detail::issue(
