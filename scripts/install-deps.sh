@@ -5,10 +5,11 @@
 #
 # Sets:  demo  = cmake make g++ libboost-dev libxsimd-dev zlib1g-dev dataset-fashion-mnist
 #                (the demo trains a model on Fashion-MNIST, whose files are gzip-compressed)
-#        test  = demo + clang libomp-14-dev libclang-rt-14-dev catch2 (zlib is optional for the
-#                library and the dataset for the tests; with them the tests cover the readers'
-#                gzip path and the real Fashion-MNIST files; libclang-rt-14-dev is libFuzzer's
-#                runtime, for the fuzz pass)
+#        test  = demo + clang libomp-14-dev libclang-rt-14-dev catch2 libopenmpi-dev openmpi-bin
+#                (zlib is optional for the library and the dataset for the tests; with them the
+#                tests cover the readers' gzip path and the real Fashion-MNIST files;
+#                libclang-rt-14-dev is libFuzzer's runtime, for the fuzz pass; Open MPI is
+#                optional too: staticpy::distributed and its tests, run under mpirun, need it)
 #        bench = demo + libbenchmark-dev python3, and the libraries the tensor benchmarks
 #                compare with: libeigen3-dev libxtensor-dev libxsimd-dev libtorch-dev
 #                libopenblas-dev; dataset-fashion-mnist for the data-loading benchmarks;
@@ -20,7 +21,8 @@
 set -euo pipefail
 
 DEMO_PKGS=(cmake make g++ libboost-dev libxsimd-dev zlib1g-dev dataset-fashion-mnist)
-TEST_PKGS=("${DEMO_PKGS[@]}" clang libomp-14-dev libclang-rt-14-dev catch2)
+TEST_PKGS=("${DEMO_PKGS[@]}" clang libomp-14-dev libclang-rt-14-dev catch2 libopenmpi-dev
+    openmpi-bin)
 BENCH_PKGS=("${DEMO_PKGS[@]}" libbenchmark-dev python3 python3-torch pkg-config
     libeigen3-dev libxtensor-dev libxsimd-dev libtorch-dev libopenblas-dev dataset-fashion-mnist
     libdlib-dev libjpeg-dev clang libomp-14-dev)

@@ -509,23 +509,42 @@ BatchSampler(A&&, B, DL) -> BatchSampler<A, DL>;
 
 // ---- DistributedSampler -------------------------------------------------------------------
 
+namespace detail {
+/// The default process group's (world size, rank), for a DistributedSampler given neither: set by
+/// staticpy/distributed's init_process_group (the data layer cannot include MPI), null before.
+inline std::pair<std::int64_t, std::int64_t> (*default_process_group)() = nullptr;
+
+inline std::int64_t process_group_value(bool rank) {
+    if (default_process_group == nullptr)
+        throw RuntimeError("Default process group has not been initialized, please make sure to "
+                           "call init_process_group.");
+    const auto [world_size, this_rank] = default_process_group();
+    return rank ? this_rank : world_size;
+}
+} // namespace detail
+
 /// torch.utils.data.distributed.DistributedSampler: the share of replica `rank` among
 /// `num_replicas`. The indices (shuffled by a Generator seeded seed + epoch, or in order) are
 /// padded by repeating the first ones to a multiple of num_replicas, or cut to one with
 /// drop_last, then dealt out with stride num_replicas: N = 10 over 4 replicas gives [0,4,8],
 /// [1,5,9], [2,6,0], [3,7,1]; with drop_last [0,4], [1,5], [2,6], [3,7]. Every replica sees the
 /// same permutation when they share seed and epoch: call set_epoch(e) before each epoch.
-/// There is no process group here, so num_replicas and rank are required;
+/// num_replicas and rank default (None) to the default process group's world size and rank, as
+/// PyTorch's: <staticpy/distributed.hpp>'s init_process_group must have run (RuntimeError
+/// "Default process group has not been initialized, ..." otherwise);
 /// ValueError("Invalid rank 5, rank should be in the interval [0, 3]").
 ///   DistributedSampler s(ds, 4, rank, true, 0, false);
+///   DistributedSampler t(ds);   // distributed::get_world_size() replicas, this rank's share
 ///   s.set_epoch(epoch);
 class DistributedSampler {
 public:
     template <class Source>
-    DistributedSampler(const Source& dataset, std::int64_t num_replicas_, std::int64_t rank_,
-                       bool shuffle_ = true, std::int64_t seed_ = 0, bool drop_last_ = false)
-        : num_replicas(num_replicas_),
-          rank(rank_),
+    explicit DistributedSampler(const Source& dataset, optional_int num_replicas_ = None,
+                                optional_int rank_ = None, bool shuffle_ = true,
+                                std::int64_t seed_ = 0, bool drop_last_ = false)
+        : num_replicas(num_replicas_.has_value() ? num_replicas_.value()
+                                                 : detail::process_group_value(false)),
+          rank(rank_.has_value() ? rank_.value() : detail::process_group_value(true)),
           drop_last(drop_last_),
           shuffle(shuffle_),
           seed(seed_),
