@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -65,19 +66,39 @@ struct holds_tensor_of<T, std::tuple<X...>> : std::disjunction<holds_tensor_of<T
 template <class T, class... K, class... V>
 struct holds_tensor_of<T, dict_t<pair<K, V>...>> : std::disjunction<holds_tensor_of<T, V>...> {};
 
-/// The T tensors of `tensors` all-reduced as one flat buffer; joined into `work`.
+/// The T tensors of `tensors` all-reduced as flat buffers (buckets) of at most bucket_bytes each
+/// (a tensor larger than that is a bucket of its own), in order, one collective per bucket;
+/// joined into `work`.
 template <class T, class C>
-void all_reduce_packed(Work& work, const C& tensors, ReduceOp op) {
+void all_reduce_packed(Work& work, const C& tensors, ReduceOp op, std::int64_t bucket_bytes) {
     if constexpr (holds_tensor_of<T, std::remove_cvref_t<C>>::value) {
-        // Each leaf's copy into (or out of) the flat buffer at its offset.
-        std::vector<std::function<void(const Storage<T>&, bool)>> copies;
+        // Each leaf's copy into (or out of) the bucket's flat buffer at its offset.
+        using copy_fn = std::function<void(const Storage<T>&, bool)>;
+        std::vector<copy_fn> copies;
         std::int64_t total = 0;
+        auto flush = [&] {
+            if (copies.empty())
+                return;
+            const auto flat = Storage<T>::allocate(total);
+            for (auto& copy : copies)
+                copy(flat, true);
+            Tensor<T, dynamic_shape<1>> packed(flat, 0, dynamic_shape<1>(total), {1});
+            work.join(all_reduce_then(packed, op, true, [flat, filled = std::move(copies)]() {
+                for (const auto& copy : filled)
+                    copy(flat, false);
+            }));
+            copies = {};
+            total = 0;
+        };
+        constexpr auto element_bytes = static_cast<std::int64_t>(sizeof(T));
         auto collect = [&](const auto& leaf) {
             using L = std::remove_cvref_t<decltype(leaf)>;
             if constexpr (is_tensor_v<L>) {
                 if constexpr (std::is_same_v<typename L::value_type, T>) {
                     if (!leaf.defined())
                         return;
+                    if (!copies.empty() && (total + leaf.numel()) * element_bytes > bucket_bytes)
+                        flush();
                     copies.push_back([tensor = L(leaf), offset = total](const Storage<T>& flat,
                                                                         bool in) mutable {
                         auto block = block_of(flat, offset, tensor.shape());
@@ -91,14 +112,7 @@ void all_reduce_packed(Work& work, const C& tensors, ReduceOp op) {
             }
         };
         for_each_leaf(tensors, collect);
-        const auto flat = Storage<T>::allocate(total);
-        for (auto& copy : copies)
-            copy(flat, true);
-        Tensor<T, dynamic_shape<1>> packed(flat, 0, dynamic_shape<1>(total), {1});
-        work.join(all_reduce_then(packed, op, true, [flat, copies]() mutable {
-            for (auto& copy : copies)
-                copy(flat, false);
-        }));
+        flush();
     }
 }
 
@@ -118,20 +132,43 @@ struct leaves_valid<dict_t<pair<K, V>...>> : std::conjunction<leaves_valid<V>...
 } // namespace detail
 
 /// all_reduce of every tensor of a staticpy list, dict or std::tuple (nested; None leaves and
-/// undefined tensors skipped), one collective per element type; in place, as all_reduce.
+/// undefined tensors skipped), one collective per element type, or per bucket of at most
+/// bucket_bytes of one element type (DistributedDataParallel's gradient buckets); in place, as
+/// all_reduce.
 ///   distributed::all_reduce(grads, distributed::ReduceOp::AVG);
 template <tensor_container C>
-Work all_reduce(const C& tensors, ReduceOp op = ReduceOp::SUM, bool async_op = false) {
+Work all_reduce(const C& tensors, ReduceOp op = ReduceOp::SUM, bool async_op = false,
+                std::int64_t bucket_bytes = std::numeric_limits<std::int64_t>::max()) {
     static_assert(detail::leaves_valid<std::remove_cvref_t<C>>::value,
                   "staticpy: TypeError: all_reduce takes a Tensor, or a staticpy list, dict or "
                   "std::tuple of Tensors (None where there is none)");
     Work work;
-    detail::all_reduce_packed<bool>(work, tensors, op);
-    detail::all_reduce_packed<std::uint8_t>(work, tensors, op);
-    detail::all_reduce_packed<std::int32_t>(work, tensors, op);
-    detail::all_reduce_packed<std::int64_t>(work, tensors, op);
-    detail::all_reduce_packed<float>(work, tensors, op);
-    detail::all_reduce_packed<double>(work, tensors, op);
+    detail::all_reduce_packed<bool>(work, tensors, op, bucket_bytes);
+    detail::all_reduce_packed<std::uint8_t>(work, tensors, op, bucket_bytes);
+    detail::all_reduce_packed<std::int32_t>(work, tensors, op, bucket_bytes);
+    detail::all_reduce_packed<std::int64_t>(work, tensors, op, bucket_bytes);
+    detail::all_reduce_packed<float>(work, tensors, op, bucket_bytes);
+    detail::all_reduce_packed<double>(work, tensors, op, bucket_bytes);
+    if (!async_op)
+        work.wait();
+    return work;
+}
+
+/// broadcast of every tensor of a staticpy list, dict or std::tuple (nested; None leaves and
+/// undefined tensors skipped) from rank src, in place: a model's state_dict made rank 0's.
+///   distributed::broadcast(model.state_dict(), 0);
+template <tensor_container C>
+Work broadcast(const C& tensors, int src, bool async_op = false) {
+    static_assert(detail::leaves_valid<std::remove_cvref_t<C>>::value,
+                  "staticpy: TypeError: broadcast takes a Tensor, or a staticpy list, dict or "
+                  "std::tuple of Tensors (None where there is none)");
+    Work work;
+    auto each = [&](const auto& leaf) {
+        if constexpr (is_tensor_v<std::remove_cvref_t<decltype(leaf)>>)
+            if (leaf.defined())
+                work.join(broadcast(leaf, src, true));
+    };
+    detail::for_each_leaf(tensors, each);
     if (!async_op)
         work.wait();
     return work;
