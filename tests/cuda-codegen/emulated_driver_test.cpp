@@ -382,9 +382,6 @@ TEST_CASE("fake driver: host code refuses device memory, mixed devices are PyTor
                                   "(no CUDA kernel for it yet: copy it with .cpu() first)";
     CHECK(test_errors::error_of<RuntimeError>([&] { (void)d.data(); }) == on_device);
     CHECK(test_errors::error_of<RuntimeError>([&] { (void)d(0, 1); }) == on_device);
-    const auto rows = tensor<std::int64_t>({0, 1}).cuda();
-    CHECK(test_errors::error_of<RuntimeError>([&] { (void)nn::functional::embedding(rows, d); }) ==
-          on_device);
     const std::string mixed = "Expected all tensors to be on the same device, but found at "
                               "least two devices, cuda:0 and cpu!";
     CHECK(test_errors::error_of<RuntimeError>([&] { (void)(h + d); }) == mixed);
@@ -486,14 +483,35 @@ TEST_CASE("emulated device: eager ops on device tensors run as one-node programs
     require_close(where(dx > 0, dx, db), where(x > 0, x, b));
 }
 
-TEST_CASE("emulated device: what does not run there yet says so, mixed devices are refused") {
+namespace {
+/// An op of the test's own with no GPU form (staticpy's own ops all run there): its eager
+/// function reads the elements on the host.
+struct host_only_op {
+    static constexpr const char* name = "host_only";
+    std::tuple<> args;
+
+    template <class T, class S>
+    Tensor<T, S> operator()(const Tensor<T, S>& x) const {
+        Tensor<T, S> out(x.shape());
+        for (std::int64_t i = 0; i < x.numel(); ++i)
+            out.data()[i] = x.contiguous().data()[i];
+        return out;
+    }
+    template <std::size_t I, class G, class Y, class X>
+    auto vjp(const G& g, const Y&, const X&) const {
+        return g;
+    }
+};
+} // namespace
+
+TEST_CASE("emulated device: what does not run there says so, mixed devices are refused") {
     const auto a = ones<float>(2_c, 3_c);
     const auto w = ones<float>(3_c, 2_c);
-    const auto rows = tensor<std::int64_t>({1, 0});
-    auto embedded = jit([](auto i, auto p) { return nn::functional::embedding(i, p) + 1.0f; });
-    CHECK(test_errors::error_of<RuntimeError>([&] { (void)embedded(rows.cuda(), a.cuda()); }) ==
-          "staticpy: embedding has no CUDA kernel yet: a graph with one runs on the CPU only "
+    auto on_host = jit([](auto p) { return staticpy::detail::apply_op(host_only_op{}, p) + 1.0f; });
+    CHECK(test_errors::error_of<RuntimeError>([&] { (void)on_host(a.cuda()); }) ==
+          "staticpy: host_only has no CUDA kernel yet: a graph with one runs on the CPU only "
           "(copy its tensors with .cpu())");
+    require_close(on_host(a), a + 1.0f, 0.0);
     CHECK(test_errors::error_of<RuntimeError>([&] { (void)matmul(a.cuda(), w); }) ==
           "Expected all tensors to be on the same device, but found at least two devices, cuda:0 "
           "and cpu!");

@@ -1,6 +1,7 @@
 // The index-driven ops on the emulated device (emulated_device.hpp): index_select, gather,
 // scatter_add, index_add, one_hot, cat and stack, and embedding, eager and in jit graphs with their
-// derivatives, each against the CPU backend's (backend/cuda/indexing.hpp's kernels).
+// derivatives, each against the CPU backend's (backend/cuda/indexing.hpp's kernels); the
+// derivatives of select and slice.
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -155,4 +156,18 @@ TEST_CASE("emulated device: embedding and the index ops' derivatives in a jit gr
     const auto [device_pick_loss, device_pick_grad] = picked(x.cuda(), rows.cuda(), cols.cuda());
     require_close(device_pick_loss, pick_loss, 1e-5);
     require_close(device_pick_grad, pick_grad, 1e-5);
+}
+
+TEST_CASE("emulated device: select's and slice's derivatives run there") {
+    REQUIRE(fake_driver_selected);
+    Generator g(59);
+    const auto x = randn(4, 5, g);
+    auto views = jit(value_and_grad([](const auto& in) {
+        return (in[1] * 2.0f).sum() + (in.narrow(1, 1, 3) * in.narrow(1, 1, 3)).sum();
+    }));
+    const auto [loss, grad] = views(x);
+    const auto [device_loss, device_grad] = views(x.cuda());
+    CHECK(device_grad.is_cuda());
+    require_close(device_loss, loss, 1e-5);
+    require_close(device_grad, grad, 1e-5);
 }

@@ -354,15 +354,17 @@ void check_probability_target(const std::array<std::int64_t, R>& input,
     }
 }
 
-/// The class weights as an argument of the class-loss ops: weight=, a constant tensor, or an
-/// undefined tensor without it. (An argument, not an operand: traced, it needs no node, and the
-/// backward op keeps within a graph node's three operands.) Two are equal when they are the same
-/// tensor, as graph::captured nodes compare, which is what merging traced nodes asks.
-template <class T>
-struct class_weight_arg {
-    Tensor<T, dynamic_shape<1>> tensor;
+/// A loss's weight as an argument of its ops: weight= (or pos_weight=), a constant tensor of rank
+/// R, or an undefined tensor without it. (An argument, not an operand: traced, it needs no node,
+/// and it stays on whatever device it is on, where a captured node would have to be on the
+/// graph's; the class losses' backward op keeps within a graph node's three operands.) Two are
+/// equal when they are the same tensor, as graph::captured nodes compare, which is what merging
+/// traced nodes asks.
+template <class T, std::size_t R>
+struct weight_arg {
+    Tensor<T, dynamic_shape<R>> tensor;
 
-    friend bool operator==(const class_weight_arg& a, const class_weight_arg& b) {
+    friend bool operator==(const weight_arg& a, const weight_arg& b) {
         if (!a.tensor.defined() || !b.tensor.defined())
             return a.tensor.defined() == b.tensor.defined();
         return a.tensor.data_ptr() == b.tensor.data_ptr() && a.tensor.sizes() == b.tensor.sizes() &&
@@ -374,6 +376,10 @@ struct class_weight_arg {
         out += tensor.defined() ? staticpy::detail::sizes_text(tensor.sizes()) : "None";
     }
 };
+
+/// cross_entropy's and nll_loss's class weights: C numbers, one per class.
+template <class T>
+using class_weight_arg = weight_arg<T, 1>;
 
 /// The run-time arguments of the class-loss ops: ignore_index, label_smoothing, weight.
 template <class T>
@@ -1081,18 +1087,37 @@ struct binary_input_check_op {
 /// binary_cross_entropy_with_logits (its mul_), pos_weight= and the target for pos_weight.
 enum class weight_role { weight_second, weight_first };
 
-/// weight= or pos_weight= broadcast to the input's shape (a view): PyTorch's broadcast error
-/// when it does not broadcast, and its in-place one when it would enlarge the result.
+/// weight= or pos_weight= (its argument: ones of one element where there is none, on the
+/// input's device) broadcast to the shape of the input (its operand, only its shape read): a
+/// view, with PyTorch's broadcast error when the weight does not broadcast, and its in-place one
+/// when it would enlarge the result. In a GPU graph, where the input is a shape, the ones are the
+/// host's, and the graph copies the view to the device.
+template <class T, std::size_t R>
 struct expand_weight_op {
     static constexpr const char* name = "expand_weight";
-    static constexpr std::array<bool, 2> reads{true, false};
-    std::tuple<weight_role> args;
+    static constexpr bool eager_on_cuda = true;
+    static constexpr std::array<bool, 1> reads{false};
+    std::tuple<weight_role, weight_arg<T, R>> args;
 
-    template <class T, class SW, class L>
-    auto operator()(const Tensor<T, SW>& weight, const L& input) const {
+    template <class L>
+    auto operator()(const L& input) const {
+        const Device device = [&] {
+            if constexpr (is_tensor_v<L>)
+                return input.device();
+            else
+                return Device{};
+        }();
+        Tensor<T, dynamic_shape<R>> weight = std::get<1>(args).tensor;
+        if (!weight.defined()) {
+            std::array<std::int64_t, R> ones{};
+            ones.fill(1);
+            weight = full<T>(dynamic_shape<R>(ones), T(1), device);
+        } else if constexpr (is_tensor_v<L>) {
+            staticpy::detail::check_same_device(input, weight);
+        }
         const auto& input_sizes = staticpy::detail::shape_of_like(input).sizes();
         const auto& weight_sizes = weight.sizes();
-        std::array<std::int64_t, SW::rank> broadcast{};
+        std::array<std::int64_t, R> broadcast{};
         const std::span<const std::int64_t> w(weight_sizes.data(), weight_sizes.size());
         const std::span<const std::int64_t> x(input_sizes.data(), input_sizes.size());
         if (std::get<0>(args) == weight_role::weight_first)
@@ -1115,15 +1140,9 @@ struct expand_weight_op {
 /// A weight of the input's shape: weight= broadcast, or ones without it.
 template <class X, class T, std::size_t R>
 auto expanded_weight(const elementwise_weight<T, R>& weight, const X& input, weight_role role) {
-    static const Tensor<T, dynamic_shape<R>> one = [] {
-        std::array<std::int64_t, R> sizes{};
-        sizes.fill(1);
-        Tensor<T, dynamic_shape<R>> t{dynamic_shape<R>(sizes)};
-        *t.data() = T(1);
-        return t;
-    }();
-    return staticpy::detail::apply_op(expand_weight_op{{role}}, weight.has_value() ? *weight : one,
-                                      input);
+    const expand_weight_op<T, R> op{
+        {role, {weight.has_value() ? *weight : Tensor<T, dynamic_shape<R>>()}}};
+    return staticpy::detail::apply_op(op, input);
 }
 
 /// The binary losses' static checks: a floating input, and a target of its size.

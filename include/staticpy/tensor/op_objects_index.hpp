@@ -73,6 +73,7 @@ struct view_backward_op {
         return text;
     }();
     static constexpr const char* name = name_text.data();
+    static constexpr bool eager_on_cuda = true;
     static constexpr std::array<bool, 2> reads{true, false};
     [[no_unique_address]] decltype(View::args) args;
 
@@ -80,7 +81,7 @@ struct view_backward_op {
     auto operator()(const Tensor<T, SG>& g, const L& like) const {
         using S = like_shape_t<L>;
         return index_ops::scatter_into_view(
-            zeros<T>(shape_of_like(like)), g,
+            zeros<T>(shape_of_like(like), g.device()), g,
             [&](const Tensor<T, S>& out) { return View{args}(out); });
     }
 

@@ -252,10 +252,9 @@ extern "C" __global__ void class_loss_target_grad(
 template <class T, class U, class G, class O>
 struct class_loss_kernels {
     static std::string source() {
-        return std::string(block_reduce_source) + "typedef " + fn::cpp_type_name<T> +
-               " staticpy_x_t;\ntypedef " + fn::cpp_type_name<U> + " staticpy_target_t;\ntypedef " +
-               fn::cpp_type_name<G> + " staticpy_g_t;\ntypedef " + fn::cpp_type_name<O> +
-               " staticpy_out_t;\n" + class_loss_source;
+        return block_reduce_source + typedef_of<T>("staticpy_x_t") +
+               typedef_of<U>("staticpy_target_t") + typedef_of<G>("staticpy_g_t") +
+               typedef_of<O>("staticpy_out_t") + class_loss_source;
     }
 };
 

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "staticpy/graph/dump.hpp"
+#include "staticpy/tensor/functors.hpp"
 
 namespace staticpy::cuda {
 
@@ -350,6 +351,13 @@ __device__ T staticpy_block_reduce(T v, Combine combine, T* shared32) {
     return all;
 }
 )";
+
+/// "typedef <T's C++ name> <name>;": how a fixed kernel source (class_loss.hpp, row_reduce.hpp,
+/// ...) is given its element types, one module per type.
+template <class T>
+std::string typedef_of(const char* name) {
+    return std::string("typedef ") + fn::cpp_type_name<T> + " " + name + ";\n";
+}
 
 /// The row softmax kernels (softmax and log_softmax over one dim; PyTorch's softmax(x, dim)),
 /// for float and double: a block per row, three passes over it as the CPU's row kernel

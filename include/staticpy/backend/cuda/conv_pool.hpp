@@ -301,9 +301,7 @@ extern "C" __global__ void pool_backward(staticpy_pool_geometry g, int kind, int
 /// The kernels' module for one element type (a key of the kernel registry).
 template <class T>
 struct conv_pool_kernels {
-    static std::string source() {
-        return std::string("typedef ") + fn::cpp_type_name<T> + " staticpy_t;\n" + conv_pool_source;
-    }
+    static std::string source() { return typedef_of<T>("staticpy_t") + conv_pool_source; }
 };
 
 /// A convolution's column matrix stays within this many bytes: the batch is done this many

@@ -46,9 +46,7 @@ extern "C" __global__ void dropout_apply(long long n, const staticpy_x_t* x, sta
 /// The kernel's module for one element type (a key of the kernel registry).
 template <class T>
 struct dropout_kernels {
-    static std::string source() {
-        return std::string("typedef ") + fn::cpp_type_name<T> + " staticpy_x_t;\n" + dropout_source;
-    }
+    static std::string source() { return typedef_of<T>("staticpy_x_t") + dropout_source; }
 };
 
 } // namespace staticpy::cuda::detail

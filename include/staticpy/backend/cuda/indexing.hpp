@@ -128,8 +128,7 @@ std::string index_element_ops() {
 template <class T, class I>
 struct index_kernels {
     static std::string source() {
-        return std::string(block_reduce_source) + "typedef " + fn::cpp_type_name<T> +
-               " staticpy_x_t;\ntypedef " + fn::cpp_type_name<I> + " staticpy_i_t;\n" +
+        return block_reduce_source + typedef_of<T>("staticpy_x_t") + typedef_of<I>("staticpy_i_t") +
                index_element_ops<T>() + index_source;
     }
 };

@@ -218,8 +218,7 @@ extern "C" __global__ void norm_apply(long long n, long long groups, long long i
 template <class T>
 struct norm_kernels {
     static std::string source() {
-        return std::string(block_reduce_source) + "typedef " + fn::cpp_type_name<T> +
-               " staticpy_x_t;\n" + norm_source;
+        return block_reduce_source + typedef_of<T>("staticpy_x_t") + norm_source;
     }
 };
 

@@ -95,8 +95,7 @@ extern "C" __global__ void var_rows(long long rows, long long cols, const static
 template <class T>
 struct row_reduce_kernels {
     static std::string source() {
-        return std::string(block_reduce_source) + "typedef " + fn::cpp_type_name<T> +
-               " staticpy_x_t;\n" + row_reduce_source;
+        return block_reduce_source + typedef_of<T>("staticpy_x_t") + row_reduce_source;
     }
 };
 
