@@ -6,7 +6,15 @@
 // an SVG picture of the loss and accuracy curves.
 //
 //   build/demo/examples/example_train_fashion_mnist [--epochs N] [--model mlp|cnn|both]
-//                                                   [--root DIR] [--out DIR]
+//                                                   [--root DIR] [--out DIR] [--distributed]
+//   mpirun -np 2 build/demo/examples/example_train_fashion_mnist --distributed
+//
+// --distributed trains data-parallel on MPI (staticpy::distributed; built where CMake finds MPI):
+// each rank takes its DistributedSampler share of every epoch, in batches of 64 / ranks (so the
+// global batch, the learning rate and the curves stay the single process's), the gradients are
+// averaged across the ranks each step (DistributedDataParallel's buckets), the reported loss and
+// accuracy are reduced over the ranks, and only rank 0 draws the progress bar and writes the log,
+// the curves and the checkpoints.
 //
 // --epochs defaults to 1, --model to both, --root to /usr/share/datasets/fashion-mnist (apt-get
 // install dataset-fashion-mnist), --out to the working directory: train_fashion_mnist.csv (one
@@ -14,6 +22,7 @@
 // <model>_optimizer.safetensors. SGD with lr 0.1 and batch 64, as in PyTorch's tutorials; the
 // images normalised as torchvision's ToTensor() + Normalize((0.2860,), (0.3530,)).
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -21,13 +30,19 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <staticpy/data.hpp>
 #include <staticpy/jit.hpp>
 #include <staticpy/nn.hpp>
 #include <staticpy/staticpy.hpp>
+
+#ifdef STATICPY_EXAMPLE_DISTRIBUTED
+#include <staticpy/distributed.hpp>
+#endif
 
 #include "training_curves.hpp"
 
@@ -43,11 +58,12 @@ struct arguments {
     bool mlp = true, cnn = true;
     std::filesystem::path root = fashion_mnist_root;
     std::filesystem::path out = ".";
+    bool distributed = false;
 };
 
 [[noreturn]] void usage(const char* program) {
     std::cerr << "usage: " << program
-              << " [--epochs N] [--model mlp|cnn|both] [--root DIR] [--out DIR]\n";
+              << " [--epochs N] [--model mlp|cnn|both] [--root DIR] [--out DIR] [--distributed]\n";
     std::exit(2);
 }
 
@@ -68,6 +84,8 @@ arguments parse(int argc, char** argv) {
             a.root = argv[++i];
         } else if (arg == "--out" && has_value) {
             a.out = argv[++i];
+        } else if (arg == "--distributed") {
+            a.distributed = true;
         } else {
             usage(argv[0]);
         }
@@ -89,7 +107,26 @@ std::string fixed(double v, int digits) {
     return buf;
 }
 
-/// What the models share: the data, the log and the curves.
+/// This process's place among the training processes: one, or a rank of the MPI job.
+struct ranks {
+    std::int64_t rank = 0, size = 1;
+    [[nodiscard]] bool main() const { return rank == 0; }
+    [[nodiscard]] bool distributed() const { return size > 1; }
+};
+
+/// A number summed (or averaged) over the ranks: itself in a single process.
+double reduced(const ranks& r, double value, bool mean) {
+#ifdef STATICPY_EXAMPLE_DISTRIBUTED
+    if (r.distributed())
+        return distributed::all_reduce_value(value, mean ? distributed::ReduceOp::AVG
+                                                         : distributed::ReduceOp::SUM);
+#endif
+    (void)r;
+    (void)mean;
+    return value;
+}
+
+/// What the models share: the data, the log and the curves, and the ranks.
 template <class Dataset>
 struct session {
     const arguments& args;
@@ -97,13 +134,20 @@ struct session {
     Dataset& test_set;
     std::ofstream& log;
     training_curves& curves;
+    ranks world;
 };
 
 /// The fraction of the test set that model (with these parameters) classifies right; as_input
-/// shapes a batch of images [n, 28, 28] for the model.
+/// shapes a batch of images [n, 28, 28] for the model. Over ranks, each counts its share (images
+/// rank, rank + size, ...) and the counts are summed.
 template <class Model, class Dataset, class AsInput>
-double test_accuracy(const Model& model, Dataset& test_set, const AsInput& as_input) {
-    DataLoader test_loader(test_set, {.batch_size = 1000});
+double test_accuracy(const Model& model, Dataset& test_set, const AsInput& as_input,
+                     const ranks& world) {
+    std::vector<std::int64_t> share;
+    for (std::int64_t i = world.rank; i < static_cast<std::int64_t>(test_set.size());
+         i += world.size)
+        share.push_back(i);
+    DataLoader test_loader(Subset(test_set, std::move(share)), {.batch_size = 1000});
     auto predict = jit([&](const auto& params, const auto& images) {
         return nn::functional_call(model, params, images).argmax(1_c);
     });
@@ -112,7 +156,8 @@ double test_accuracy(const Model& model, Dataset& test_set, const AsInput& as_in
         correct += (predict(model.parameters(), as_input(x)) == y).sum().item();
         seen += x.sizes()[0];
     }
-    return static_cast<double>(correct) / static_cast<double>(seen);
+    return reduced(world, static_cast<double>(correct), false) /
+           reduced(world, static_cast<double>(seen), false);
 }
 
 /// Trains model for the session's epochs with SGD (lr 0.1, batch 64), logging as it goes, then
@@ -120,67 +165,120 @@ double test_accuracy(const Model& model, Dataset& test_set, const AsInput& as_in
 template <class Dataset, class Model, class AsInput>
 void train(session<Dataset>& s, const std::string& name, const std::string& description,
            Model& model, Model fresh_model, const AsInput& as_input) {
+    const ranks& world = s.world;
     Generator shuffle(42);
+    // Over ranks: each its DistributedSampler share of the epoch, in batches of 64 / ranks.
+    DistributedSampler shard(s.train_set, world.size, world.rank, true, 42);
+    const std::int64_t batch = std::max<std::int64_t>(1, 64 / world.size);
     // One worker: the step's kernels use the other core (a worker's core is reserved while
     // it runs, so that the kernels' threads do not spin on it).
     DataLoader train_loader(
-        s.train_set, {.batch_size = 64, .shuffle = true, .num_workers = 1, .generator = &shuffle});
+        s.train_set,
+        world.distributed()
+            ? DataLoaderOptions<>{.batch_size = batch, .sampler = shard, .num_workers = 1}
+            : DataLoaderOptions<>{
+                  .batch_size = 64, .shuffle = true, .num_workers = 1, .generator = &shuffle});
     // One training step as compiled graphs: forward, loss, gradients and the SGD update,
-    // written over the model's parameters.
+    // written over the model's parameters; over ranks, the gradients averaged between the
+    // backward pass and the update.
     nn::optim::SGD optimizer(model.parameters(), {.lr = 0.1});
     auto loss_fn = [&](const auto& params, const auto& images, const auto& labels) {
         return F::cross_entropy(nn::functional_call(model, params, images), labels);
     };
-    nn::TrainOneStep step(loss_fn, optimizer);
+    nn::TrainOneStep single_step(loss_fn, optimizer);
+#ifdef STATICPY_EXAMPLE_DISTRIBUTED
+    std::optional<distributed::DistributedDataParallel<Model>> ddp;
+    std::optional<distributed::TrainOneStep<Model, decltype(loss_fn), decltype(optimizer)>>
+        ranked_step;
+    if (world.distributed()) {
+        ddp.emplace(model); // every rank starts from rank 0's weights
+        ranked_step.emplace(*ddp, loss_fn, optimizer);
+    }
+#endif
+    auto step = [&](const auto& images, const auto& labels) {
+#ifdef STATICPY_EXAMPLE_DISTRIBUTED
+        if (ranked_step)
+            return (*ranked_step)(images, labels).item();
+#endif
+        return single_step(images, labels).item();
+    };
 
-    std::cout << name << ": " << description << ", SGD lr 0.1, batch 64, " << s.args.epochs
-              << " epoch(s)\n";
+    if (world.main())
+        std::cout << name << ": " << description << ", SGD lr 0.1, batch 64"
+                  << (world.distributed() ? " (" + std::to_string(batch) + " on each of " +
+                                                std::to_string(world.size) + " ranks)"
+                                          : std::string())
+                  << ", " << s.args.epochs << " epoch(s)\n";
     std::int64_t global_step = 0;
     double accuracy = 0;
     for (int epoch = 1; epoch <= s.args.epochs; ++epoch) {
         const auto start = std::chrono::steady_clock::now();
         double loss_sum = 0, window_sum = 0;
         std::int64_t samples = 0, batches = 0, window = 0;
-        auto bar = progress(train_loader, {.desc = name + " epoch " + std::to_string(epoch)});
+        shard.set_epoch(epoch);
+        ProgressOptions bar_options{.desc = name + " epoch " + std::to_string(epoch)};
+        if (!world.main())
+            bar_options.enabled = false;
+        auto bar = progress(train_loader, bar_options);
         for (auto& [x, y] : bar) {
-            const float loss = step(as_input(x), y).item();
+            const float loss = step(as_input(x), y);
             loss_sum += loss;
             window_sum += loss;
             ++batches;
             ++window;
             ++global_step;
-            samples += x.sizes()[0];
+            samples += x.sizes()[0] * world.size; // every rank's share of the step
             if (window == 100) {
                 const double rate = static_cast<double>(samples) / seconds_since(start);
-                bar.set_postfix_str("loss=" + fixed(window_sum / 100, 3) + ", " +
-                                    fixed(rate / 1000, 1) + "k samples/s");
-                s.log << name << ',' << epoch << ',' << global_step << ',' << window_sum / 100
-                      << ",," << rate << '\n';
-                s.curves.add_loss(name, static_cast<double>(global_step), window_sum / 100);
+                const double window_loss = reduced(world, window_sum / 100, true);
+                if (world.main()) {
+                    bar.set_postfix_str("loss=" + fixed(window_loss, 3) + ", " +
+                                        fixed(rate / 1000, 1) + "k samples/s");
+                    s.log << name << ',' << epoch << ',' << global_step << ',' << window_loss
+                          << ",," << rate << '\n';
+                    s.curves.add_loss(name, static_cast<double>(global_step), window_loss);
+                }
                 window_sum = 0;
                 window = 0;
             }
         }
         const double train_seconds = seconds_since(start);
-        accuracy = test_accuracy(model, s.test_set, as_input);
+        accuracy = test_accuracy(model, s.test_set, as_input, world);
         const double rate = static_cast<double>(samples) / train_seconds;
-        s.log << name << ',' << epoch << ',' << global_step << ','
-              << loss_sum / static_cast<double>(batches) << ',' << accuracy << ',' << rate << '\n';
-        s.curves.add_accuracy(name, epoch, accuracy);
-        std::cout << name << " epoch " << epoch << ": train loss " << fixed(loss_sum / batches, 4)
-                  << ", test accuracy " << fixed(100 * accuracy, 2) << " %, "
-                  << fixed(train_seconds, 2) << " s (" << fixed(rate / 1000, 1)
-                  << "k samples/s, data loading included)\n";
+        const double epoch_loss = reduced(world, loss_sum / static_cast<double>(batches), true);
+        if (world.main()) {
+            s.log << name << ',' << epoch << ',' << global_step << ',' << epoch_loss << ','
+                  << accuracy << ',' << rate << '\n';
+            s.curves.add_accuracy(name, epoch, accuracy);
+            std::cout << name << " epoch " << epoch << ": train loss " << fixed(epoch_loss, 4)
+                      << ", test accuracy " << fixed(100 * accuracy, 2) << " %, "
+                      << fixed(train_seconds, 2) << " s (" << fixed(rate / 1000, 1) << "k samples/s"
+                      << (world.distributed() ? " over all ranks" : "")
+                      << ", data loading included)\n";
+        }
     }
 
     // The checkpoint: the model's state_dict and the optimiser's, as safetensors files; a fresh
     // model loaded from the first must classify exactly as the trained one.
+    // Over ranks every rank holds the same model; rank 0 writes, and each rank reloads rank 0's
+    // file once it is there.
     const auto model_file = s.args.out / (name + ".safetensors");
     const auto optimizer_file = s.args.out / (name + "_optimizer.safetensors");
-    nn::save(model.state_dict(), model_file.string());
-    nn::save(optimizer.state_dict(), optimizer_file.string());
+    if (world.main()) {
+        nn::save(model.state_dict(), model_file.string());
+        nn::save(optimizer.state_dict(), optimizer_file.string());
+    }
+#ifdef STATICPY_EXAMPLE_DISTRIBUTED
+    if (world.distributed())
+        distributed::barrier();
+#endif
     fresh_model.load_state_dict(nn::load(model_file.string()));
-    const double reloaded = test_accuracy(fresh_model, s.test_set, as_input);
+    const double reloaded = test_accuracy(fresh_model, s.test_set, as_input, world);
+    if (!world.main()) {
+        if (reloaded != accuracy)
+            throw RuntimeError("the reloaded checkpoint does not reproduce the trained model");
+        return;
+    }
     std::cout << name << " checkpoint: " << model_file.string() << " and "
               << optimizer_file.filename().string()
               << "; reloaded into a fresh model: test accuracy " << fixed(100 * reloaded, 2) << " %"
@@ -193,6 +291,18 @@ void train(session<Dataset>& s, const std::string& name, const std::string& desc
 
 int main(int argc, char** argv) {
     const arguments args = parse(argc, argv);
+    ranks world;
+    if (args.distributed) {
+#ifdef STATICPY_EXAMPLE_DISTRIBUTED
+        distributed::init_process_group("mpi");
+        world.rank = distributed::get_rank();
+        world.size = distributed::get_world_size();
+#else
+        std::cerr << "--distributed: this build has no MPI (apt-get install libopenmpi-dev "
+                     "openmpi-bin, then configure again)\n";
+        return 2;
+#endif
+    }
     if (!std::filesystem::exists(args.root / "train-images-idx3-ubyte.gz") &&
         !std::filesystem::exists(args.root / "train-images-idx3-ubyte")) {
         std::cout << "Fashion-MNIST not found in " << args.root
@@ -205,10 +315,13 @@ int main(int argc, char** argv) {
     FashionMNIST test_set(args.root, false, normalise);
     const auto log_file = args.out / "train_fashion_mnist.csv";
     const auto plot_file = args.out / "train_fashion_mnist.svg";
-    std::ofstream log(log_file);
-    log << "model,epoch,step,train_loss,test_accuracy,samples_per_s\n";
+    std::ofstream log; // rank 0's
+    if (world.main()) {
+        log.open(log_file);
+        log << "model,epoch,step,train_loss,test_accuracy,samples_per_s\n";
+    }
     training_curves curves;
-    session<decltype(train_set)> s{args, train_set, test_set, log, curves};
+    session<decltype(train_set)> s{args, train_set, test_set, log, curves, world};
 
     // The models, defined at compile time: their shapes are in their types, and a layer whose
     // input does not fit the previous layer's output is a compile error. Each model draws its
@@ -238,7 +351,13 @@ int main(int argc, char** argv) {
               "ReLU -> Linear(84, 10)",
               model, lenet(), [](const auto& x) { return x.view(x.sizes()[0], 1_c, 28_c, 28_c); });
     }
-    curves.write_svg(plot_file.string());
-    std::cout << "log: " << log_file.string() << ", curves: " << plot_file.string() << '\n';
+    if (world.main()) {
+        curves.write_svg(plot_file.string());
+        std::cout << "log: " << log_file.string() << ", curves: " << plot_file.string() << '\n';
+    }
+#ifdef STATICPY_EXAMPLE_DISTRIBUTED
+    if (args.distributed)
+        distributed::destroy_process_group();
+#endif
     return 0;
 }
