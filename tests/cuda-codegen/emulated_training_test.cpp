@@ -174,6 +174,53 @@ TEST_CASE(
     require_close(device_loss, host_loss, 1e-5);
 }
 
+TEST_CASE("emulated device: the elementwise losses and their gradients there, as on the CPU") {
+    namespace F = nn::functional;
+    Generator g(23);
+    const auto x = randn(5, 7, g) * 2.0f, y = randn(5, 7, g);
+    // Probabilities with the ends 0 and 1 (where the logs are clamped at -100) and a weight
+    // that broadcasts; a pos_weight.
+    auto p = sigmoid(x);
+    p.select(0, 0).fill_(0.0f);
+    p.select(0, 1).fill_(1.0f);
+    const auto target = rand(5, 7, g);
+    const auto w = rand(7, g) + 0.5f, pos = rand(7, g) + 0.5f;
+    // The weights are constants of the graph (captured), one graph per device.
+    auto losses_with = [](const auto& weight, const auto& pos_weight) {
+        return jit(value_and_grad(
+            [&weight, &pos_weight](const auto& in, const auto& t, const auto& probabilities,
+                                   const auto& q) {
+                return F::smooth_l1_loss(in, t, {.beta = 0.5}) +
+                       F::huber_loss(in, t, str<"sum">{}, {.delta = 1.5}) +
+                       F::binary_cross_entropy(probabilities, q) +
+                       F::binary_cross_entropy(probabilities, q, str<"sum">{}, {.weight = weight}) +
+                       F::binary_cross_entropy_with_logits(in, q, str<"mean">{},
+                                                           {.pos_weight = pos_weight});
+            },
+            std::tuple{0_c, 1_c, 2_c, 3_c}));
+    };
+    const auto dw = w.cuda(), dpos = pos.cuda();
+    auto on_host = losses_with(w, pos);
+    auto on_device = losses_with(dw, dpos);
+    const auto [loss, grads] = on_host(x, y, p, target);
+    const auto [device_loss, device_grads] = on_device(x.cuda(), y.cuda(), p.cuda(), target.cuda());
+    CHECK(std::get<0>(device_grads).is_cuda());
+    require_close(device_loss, loss, 1e-5);
+    require_close(std::get<0>(device_grads), std::get<0>(grads), 1e-4);
+    require_close(std::get<1>(device_grads), std::get<1>(grads), 1e-4);
+    require_close(std::get<2>(device_grads), std::get<2>(grads), 1e-4);
+    require_close(std::get<3>(device_grads), std::get<3>(grads), 1e-4);
+    require_close(F::binary_cross_entropy(p.cuda(), target.cuda(), str<"none">{}),
+                  F::binary_cross_entropy(p, target, str<"none">{}), 1e-5);
+    CHECK(test_errors::error_of<RuntimeError>([&] {
+              (void)F::binary_cross_entropy((p * 2.0f).cuda(), target.cuda());
+          }) == "all elements of input should be between 0 and 1");
+    CHECK(test_errors::error_of<RuntimeError>([&] {
+              (void)F::binary_cross_entropy(p.cuda(), target.cuda(), str<"mean">{}, {.weight = w});
+          }) == "Expected all tensors to be on the same device, but found at least two devices, "
+                "cuda:0 and cpu!");
+}
+
 TEST_CASE("emulated device: layer_norm and batch_norm run there as on the CPU, with their "
           "derivatives and running statistics") {
     namespace F = nn::functional;

@@ -449,6 +449,34 @@ TEST_CASE("codegen: the index kernels compile for the GPU, each element and inde
                          {"index_first_out_of_range", "indexed_walk"});
 }
 
+TEST_CASE("codegen: the elementwise losses and their slopes compile for the GPU") {
+    // Their values and gradients against the CPU's: emulated_training_test.
+    namespace F = nn::functional;
+    namespace D = nn::functional::detail;
+    Generator g(31);
+    const auto x = randn(3, 5, g), y = rand(3, 5, g);
+    auto losses = jit([](auto a, auto b) {
+        return F::smooth_l1_loss(a, b, str<"none">{}) + F::huber_loss(a, b, str<"none">{}) +
+               F::binary_cross_entropy(sigmoid(a), b, str<"none">{}) +
+               F::binary_cross_entropy_with_logits(a, b, str<"none">{});
+    });
+    auto slopes = jit([](auto a, auto b) {
+        return fn::call<D::loss_slope<D::smooth_l1, 0>>(a, b, b) +
+               fn::call<D::loss_slope<D::smooth_l1, 1>>(a, b, b) +
+               fn::call<D::loss_slope<D::huber, 0>>(a, b, b) +
+               fn::call<D::loss_slope<D::huber, 1>>(a, b, b) +
+               fn::call<D::loss_slope<D::binary_cross_entropy_fn, 0>>(a, b, b) +
+               fn::call<D::loss_slope<D::binary_cross_entropy_fn, 1>>(a, b, b) +
+               fn::call<D::loss_slope<D::logit_cross_entropy, 0>>(a, b, b) +
+               fn::call<D::loss_slope<D::logit_cross_entropy, 1>>(a, b, b);
+    });
+    for (const std::string& src :
+         {cuda::to_cuda(losses, {{.contiguous = true}}, x, y),
+          cuda::to_cuda(slopes, {{.contiguous = true}}, x, y),
+          cuda::to_cuda(slopes, {{.contiguous = true}}, x.to<double>(), y.to<double>())})
+        check_with_nvrtc(src);
+}
+
 TEST_CASE("codegen: contiguous operands read and written four floats an access, then the tail") {
     Generator g(13);
     const auto x = randn(5, 7, g); // 35 elements: 8 packs of 4, then 3 alone

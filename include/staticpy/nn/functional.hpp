@@ -867,6 +867,19 @@ auto class_loss(const X& input, const Y& target) {
 
 // ---- the elementwise losses ---------------------------------------------------------------------
 
+/// The source form of a loss functor's formula (its C++ form for to_cpp and the CUDA kernels,
+/// where the functor's own functions are not there): `body`, written over x, y, z and their type
+/// T with std:: math and T(c) for constants, as a lambda called on the three operands, each
+/// taken as T (the first one's type), as the functor's apply<T>(T, T, T) takes them. (Its
+/// parameters are typed: NVRTC takes a generic lambda in a kernel for a host function.)
+inline std::string loss_source(std::string_view body, std::string_view x, std::string_view y,
+                               std::string_view z) {
+    const std::string type = "decltype(+(" + std::string(x) + "))";
+    return "[](" + type + " x, " + type + " y, " + type + " z) { using T = decltype(x); " +
+           std::string(body) + " }(" + std::string(x) + ", " + std::string(y) + ", " +
+           std::string(z) + ")";
+}
+
 /// The derivative of elementwise loss Loss with respect to its operand I, per element (the
 /// cotangent multiplies it): Loss::slope<I>. First-order only, as grad is (docs/autodiff.md).
 template <class Loss, std::size_t I>
@@ -884,8 +897,7 @@ struct loss_slope : fn::op_base {
         return fn::no_grad{};
     }
     static std::string cpp(std::string_view x, std::string_view y, std::string_view z) {
-        return std::string(Loss::cpp_name) + "::slope<" + std::to_string(I) + ">(" +
-               std::string(x) + ", " + std::string(y) + ", " + std::string(z) + ")";
+        return loss_source(Loss::slope_source[I], x, y, z);
     }
 };
 
@@ -894,7 +906,8 @@ struct loss_slope : fn::op_base {
 /// floating types only (PyTorch implements the losses for those); the derivatives of the input
 /// and the target are each one elementwise op, Loss::slope<I> times the cotangent (the rules'
 /// compositions of where, log, ... made the traced backward graphs a minute's compile each).
-/// Their source form calls the functor itself.
+/// Their source form is each functor's `source` (and `slope_source`): its formula again, as
+/// text over std:: math, beside the C++ it mirrors.
 template <class Loss>
 struct loss_functor : fn::op_base {
     static constexpr int arity = 3;
@@ -914,8 +927,7 @@ struct loss_functor : fn::op_base {
             return fn::no_grad{}; // beta, weight, pos_weight (PyTorch has none)
     }
     static std::string cpp(std::string_view x, std::string_view y, std::string_view z) {
-        return std::string(Loss::cpp_name) + "::apply(" + std::string(x) + ", " + std::string(y) +
-               ", " + std::string(z) + ")";
+        return loss_source(Loss::source, x, y, z);
     }
 };
 
@@ -932,7 +944,11 @@ constexpr void require_floating() {
 struct smooth_l1 : loss_functor<smooth_l1> {
     static constexpr const char* name = "smooth_l1_loss";
     static constexpr const char* slope_name = "smooth_l1_loss_slope";
-    static constexpr const char* cpp_name = "staticpy::nn::functional::detail::smooth_l1";
+    static constexpr const char* source = "const T d = x - y; const T a = std::abs(d); "
+                                          "return a < z ? T(0.5) * d * d / z : a - T(0.5) * z;";
+    static constexpr std::array<const char*, 2> slope_source{
+        "const T d = x - y; return d <= -z ? T(-1) : d >= z ? T(1) : d / z;",
+        "const T d = y - x; return d <= -z ? T(-1) : d >= z ? T(1) : d / z;"};
     template <class T>
     static T apply(T x, T y, T beta) {
         namespace math = kernels::math;
@@ -959,7 +975,11 @@ struct smooth_l1 : loss_functor<smooth_l1> {
 struct huber : loss_functor<huber> {
     static constexpr const char* name = "huber_loss";
     static constexpr const char* slope_name = "huber_loss_slope";
-    static constexpr const char* cpp_name = "staticpy::nn::functional::detail::huber";
+    static constexpr const char* source = "const T d = x - y; const T a = std::abs(d); "
+                                          "return a < z ? T(0.5) * d * d : z * (a - T(0.5) * z);";
+    static constexpr std::array<const char*, 2> slope_source{
+        "const T d = x - y; return d < -z ? -z : d > z ? z : d;",
+        "const T d = y - x; return d < -z ? -z : d > z ? z : d;"};
     template <class T>
     static T apply(T x, T y, T delta) {
         namespace math = kernels::math;
@@ -983,8 +1003,14 @@ struct huber : loss_functor<huber> {
 struct binary_cross_entropy_fn : loss_functor<binary_cross_entropy_fn> {
     static constexpr const char* name = "binary_cross_entropy";
     static constexpr const char* slope_name = "binary_cross_entropy_slope";
-    static constexpr const char* cpp_name =
-        "staticpy::nn::functional::detail::binary_cross_entropy_fn";
+    // (kernels::math::max(a, b) is a > b ? a : b: a NaN log gives -100, as there.)
+    static constexpr const char* source =
+        "const T low = std::log1p(-x), high = std::log(x); "
+        "return z * ((y - T(1)) * (low > T(-100) ? low : T(-100)) - "
+        "y * (high > T(-100) ? high : T(-100)));";
+    static constexpr std::array<const char*, 2> slope_source{
+        "const T q = (T(1) - x) * x; return z * (x - y) / (q > T(1e-12) ? q : T(1e-12));",
+        "return z * (std::log1p(-x) - std::log(x));"};
     static constexpr int cost = fn::transcendental_cost;
     template <class T>
     static T apply(T x, T t, T w) {
@@ -1012,7 +1038,15 @@ struct binary_cross_entropy_fn : loss_functor<binary_cross_entropy_fn> {
 struct logit_cross_entropy : loss_functor<logit_cross_entropy> {
     static constexpr const char* name = "binary_cross_entropy_with_logits";
     static constexpr const char* slope_name = "binary_cross_entropy_with_logits_slope";
-    static constexpr const char* cpp_name = "staticpy::nn::functional::detail::logit_cross_entropy";
+    static constexpr const char* source =
+        "const T m = -x > T(0) ? -x : T(0); "
+        "const T softplus = std::log(std::exp(-m) + std::exp(-x - m)) + m; "
+        "return (T(1) - y) * x + (T(1) + (z - T(1)) * y) * softplus;";
+    static constexpr std::array<const char*, 2> slope_source{
+        "return (z * y + T(1) - y) / (T(1) + std::exp(-x)) - z * y;",
+        "const T m = -x > T(0) ? -x : T(0); "
+        "const T softplus = std::log(std::exp(-m) + std::exp(-x - m)) + m; "
+        "return (z - T(1)) * softplus - x;"};
     static constexpr int cost = fn::transcendental_cost;
     template <class T>
     static T softplus_of_negative(T x) {
@@ -1042,6 +1076,9 @@ struct logit_cross_entropy : loss_functor<logit_cross_entropy> {
 template <bool Probabilities>
 struct binary_input_check_op {
     static constexpr const char* name = Probabilities ? "check_probabilities" : "check_target_size";
+    /// Its eager form runs on GPU tensors too (the probabilities' range read back as their min
+    /// and max, two reductions there), so a device graph runs it as it is.
+    static constexpr bool eager_on_cuda = true;
     static constexpr std::array<bool, 2> reads{true, false};
     std::tuple<> args;
 
@@ -1063,11 +1100,18 @@ struct binary_input_check_op {
                                  ") must be the same as input size (" + input_text + ")");
         }
         if constexpr (Probabilities) {
-            const auto values = input.contiguous();
-            for (std::int64_t i = 0; i < values.numel(); ++i) {
-                const T v = values.data()[i];
-                if (!(v >= T(0) && v <= T(1)))
-                    throw RuntimeError("all elements of input should be between 0 and 1");
+            const char* outside = "all elements of input should be between 0 and 1";
+            if (input.is_cuda()) { // a NaN makes the min and the max NaN
+                if (input.numel() != 0 &&
+                    !(staticpy::min(input).item() >= T(0) && staticpy::max(input).item() <= T(1)))
+                    throw RuntimeError(outside);
+            } else {
+                const auto values = input.contiguous();
+                for (std::int64_t i = 0; i < values.numel(); ++i) {
+                    const T v = values.data()[i];
+                    if (!(v >= T(0) && v <= T(1)))
+                        throw RuntimeError(outside);
+                }
             }
         }
         return input;
