@@ -9,6 +9,8 @@
 //                                   all ranks on one machine the "network" is shared memory, so
 //                                   this is what the transport can approach
 //   MPI_Allreduce/<size>            MPI_Allreduce(MPI_IN_PLACE, ..., MPI_FLOAT, MPI_SUM, world)
+//   MPI_Iallreduce_wait/<size>      MPI_Iallreduce, then MPI_Wait: the nonblocking call
+//                                   staticpy's collectives poll, waited for by MPI itself
 //   staticpy_all_reduce/<size>      distributed::all_reduce(tensor, SUM) on a contiguous tensor
 //   staticpy_all_reduce_dict/<size> distributed::all_reduce on a dict of 4 tensors of <size>/4
 //                                   each (packed into one buffer, one collective, unpacked)
@@ -131,6 +133,30 @@ void mpi_allreduce_case(benchmark::State& state, std::int64_t bytes) {
     set_counters(state, bytes);
 }
 
+/// The nonblocking call staticpy's collectives are built on, waited for by MPI itself (which
+/// spins): Open MPI runs MPI_Iallreduce through its libnbc component, with algorithms of its
+/// own, so this separates what libnbc costs from what staticpy's polling and agreement cost.
+void mpi_iallreduce_wait_case(benchmark::State& state, std::int64_t bytes) {
+    const std::int64_t n = bytes / static_cast<std::int64_t>(sizeof(float));
+    std::vector<float> buffer(static_cast<std::size_t>(n), starting_value());
+    const int count = static_cast<int>(n);
+    const auto reduce = [&] {
+        MPI_Request request = MPI_REQUEST_NULL;
+        MPI_Iallreduce(MPI_IN_PLACE, buffer.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
+                       &request);
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+    };
+    reduce();
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (auto _ : state) {
+        reduce();
+        benchmark::ClobberMemory();
+    }
+    if (buffer.front() != 0.0f || buffer.back() != 0.0f)
+        state.SkipWithError("MPI_Iallreduce: the sum over ranks is not 0");
+    set_counters(state, bytes);
+}
+
 void staticpy_all_reduce_case(benchmark::State& state, std::int64_t bytes) {
     const std::int64_t n = bytes / static_cast<std::int64_t>(sizeof(float));
     auto tensor = staticpy::full<float>(n, starting_value());
@@ -173,6 +199,7 @@ void register_cases(int rounds) {
     };
     const named_case cases[] = {{"memcpy", memcpy_case},
                                 {"MPI_Allreduce", mpi_allreduce_case},
+                                {"MPI_Iallreduce_wait", mpi_iallreduce_wait_case},
                                 {"staticpy_all_reduce", staticpy_all_reduce_case},
                                 {"staticpy_all_reduce_dict", staticpy_all_reduce_dict_case}};
     for (int round = 1; round <= rounds; ++round)

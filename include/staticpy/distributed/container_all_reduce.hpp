@@ -65,9 +65,9 @@ struct holds_tensor_of<T, std::tuple<X...>> : std::disjunction<holds_tensor_of<T
 template <class T, class... K, class... V>
 struct holds_tensor_of<T, dict_t<pair<K, V>...>> : std::disjunction<holds_tensor_of<T, V>...> {};
 
-/// The T tensors of `tensors` all-reduced as one flat buffer; joined into `work`.
+/// The T tensors of `tensors` all-reduced as one flat buffer; joined into `work` when async_op.
 template <class T, class C>
-void all_reduce_packed(Work& work, const C& tensors, ReduceOp op) {
+void all_reduce_packed(Work& work, const C& tensors, ReduceOp op, bool async_op) {
     if constexpr (holds_tensor_of<T, std::remove_cvref_t<C>>::value) {
         // Each leaf's copy into (or out of) the flat buffer at its offset.
         std::vector<std::function<void(const Storage<T>&, bool)>> copies;
@@ -95,7 +95,8 @@ void all_reduce_packed(Work& work, const C& tensors, ReduceOp op) {
         for (auto& copy : copies)
             copy(flat, true);
         Tensor<T, dynamic_shape<1>> packed(flat, 0, dynamic_shape<1>(total), {1});
-        work.join(all_reduce_then(packed, op, true, [flat, copies]() mutable {
+        // Synchronous: each type's collective completes (blocking, see issue()) before the next.
+        work.join(all_reduce_then(packed, op, async_op, [flat, copies]() mutable {
             for (auto& copy : copies)
                 copy(flat, false);
         }));
@@ -126,12 +127,12 @@ Work all_reduce(const C& tensors, ReduceOp op = ReduceOp::SUM, bool async_op = f
                   "staticpy: TypeError: all_reduce takes a Tensor, or a staticpy list, dict or "
                   "std::tuple of Tensors (None where there is none)");
     Work work;
-    detail::all_reduce_packed<bool>(work, tensors, op);
-    detail::all_reduce_packed<std::uint8_t>(work, tensors, op);
-    detail::all_reduce_packed<std::int32_t>(work, tensors, op);
-    detail::all_reduce_packed<std::int64_t>(work, tensors, op);
-    detail::all_reduce_packed<float>(work, tensors, op);
-    detail::all_reduce_packed<double>(work, tensors, op);
+    detail::all_reduce_packed<bool>(work, tensors, op, async_op);
+    detail::all_reduce_packed<std::uint8_t>(work, tensors, op, async_op);
+    detail::all_reduce_packed<std::int32_t>(work, tensors, op, async_op);
+    detail::all_reduce_packed<std::int64_t>(work, tensors, op, async_op);
+    detail::all_reduce_packed<float>(work, tensors, op, async_op);
+    detail::all_reduce_packed<double>(work, tensors, op, async_op);
     if (!async_op)
         work.wait();
     return work;

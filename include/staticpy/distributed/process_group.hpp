@@ -102,10 +102,12 @@ inline std::string seconds_text(std::chrono::milliseconds duration) {
 }
 
 /// Calls done() (an MPI_Test) until it returns true, and throws RuntimeError when the group's
-/// timeout passes first, marking the group unusable. Between polls it yields for the first 20
-/// ms (a collective's data moves only inside MPI calls, without a progress thread), then sleeps
-/// 50 us doubling to 1 ms (a rank that late is computing, or gone): ranks that share a core,
-/// as with mpirun --oversubscribe, leave it to each other instead of spinning.
+/// timeout passes first, marking the group unusable. It polls back to back for the first 50 us
+/// (the agreement of ranks that arrive together takes a few: a yield there can hand the core to
+/// another process for a whole time slice), then yields between polls up to 20 ms (a
+/// collective's data moves only inside MPI calls, without a progress thread), then sleeps 50 us
+/// doubling to 1 ms (a rank that late is computing, or gone): ranks that share a core, as with
+/// mpirun --oversubscribe, leave it to each other instead of spinning.
 template <class Done>
 void wait_until(process_group_state& group, std::string_view what, Done&& done) {
     using clock = std::chrono::steady_clock;
@@ -119,6 +121,8 @@ void wait_until(process_group_state& group, std::string_view what, Done&& done) 
                             std::to_string(group.world_size);
             throw RuntimeError(group.failure + " (a rank did not make the matching call)");
         }
+        if (waited < std::chrono::microseconds(50))
+            continue;
         if (waited < std::chrono::milliseconds(20)) {
             std::this_thread::yield();
         } else {
