@@ -69,11 +69,12 @@ std::string size_label(std::int64_t bytes) {
     return std::to_string(bytes / kilobyte) + "KB";
 }
 
-/// Iterations per case: about 1 GiB of messages (a few tenths of a second at this machine's
-/// shared-memory bandwidth), at least 4 for the largest, at most 10000 for the smallest. Fixed,
-/// so that every rank makes the same number of calls.
+/// Iterations per case: about 256 MiB of messages, at least 3 for the largest, at most 10000 for
+/// the smallest (0.1 s or less at 1-4 GB/s; but MPI_Allreduce measured 0.1-0.2 GB/s at 64 MB and
+/// more on this machine, so the large cases take seconds each). Fixed, so that every rank makes
+/// the same number of calls.
 benchmark::IterationCount iterations_for(std::int64_t bytes) {
-    return std::clamp<std::int64_t>((std::int64_t{1} << 30) / bytes, 4, 10000);
+    return std::clamp<std::int64_t>((std::int64_t{1} << 28) / bytes, 3, 10000);
 }
 
 int world_rank() {
