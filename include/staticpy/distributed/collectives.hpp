@@ -318,7 +318,7 @@ std::exception_ptr rooted_list_error(std::string_view name, std::string_view lis
 /// the timeout, for the one thing that can hang: every rank has reached this call, so the data's
 /// collective cannot wait for a rank that never makes it (a rank that dies instead ends the job
 /// under mpirun). The blocking form is also MPI's fast one: Open MPI runs the nonblocking
-/// collectives through libnbc, whose schedules advance only inside MPI calls, and measured 1.5-2x
+/// collectives through libnbc, whose schedules advance only inside MPI calls, and measured 1.4-2.7x
 /// slower than its blocking MPI_Allreduce at 1-16 MB even when waited for by MPI_Wait
 /// (benchmarks/README.md, "Distributed all_reduce").
 template <class Start, class Finish>
