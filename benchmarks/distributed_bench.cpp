@@ -124,43 +124,39 @@ void memcpy_case(benchmark::State& state, std::int64_t bytes) {
     set_counters(state, bytes);
 }
 
-void mpi_allreduce_case(benchmark::State& state, std::int64_t bytes) {
+/// A raw MPI case: reduce(buffer, count) on a float buffer of `bytes`, once untimed (its page
+/// faults), then after a barrier once per iteration; the sum over ranks must come out 0.
+template <class Reduce>
+void raw_mpi_case(benchmark::State& state, std::int64_t bytes, const char* what, Reduce reduce) {
     const std::int64_t n = bytes / static_cast<std::int64_t>(sizeof(float));
     std::vector<float> buffer(static_cast<std::size_t>(n), starting_value());
     const int count = static_cast<int>(n);
-    MPI_Allreduce(MPI_IN_PLACE, buffer.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    reduce(buffer.data(), count);
     MPI_Barrier(MPI_COMM_WORLD);
     for (auto _ : state) {
-        MPI_Allreduce(MPI_IN_PLACE, buffer.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        reduce(buffer.data(), count);
         benchmark::ClobberMemory();
     }
     if (buffer.front() != 0.0f || buffer.back() != 0.0f)
-        state.SkipWithError("MPI_Allreduce: the sum over ranks is not 0");
+        state.SkipWithError((std::string(what) + ": the sum over ranks is not 0").c_str());
     set_counters(state, bytes);
+}
+
+void mpi_allreduce_case(benchmark::State& state, std::int64_t bytes) {
+    raw_mpi_case(state, bytes, "MPI_Allreduce", [](float* data, int count) {
+        MPI_Allreduce(MPI_IN_PLACE, data, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    });
 }
 
 /// The nonblocking call staticpy's collectives are built on, waited for by MPI itself (which
 /// spins): Open MPI runs MPI_Iallreduce through its libnbc component, with algorithms of its
 /// own, so this separates what libnbc costs from what staticpy's polling and agreement cost.
 void mpi_iallreduce_wait_case(benchmark::State& state, std::int64_t bytes) {
-    const std::int64_t n = bytes / static_cast<std::int64_t>(sizeof(float));
-    std::vector<float> buffer(static_cast<std::size_t>(n), starting_value());
-    const int count = static_cast<int>(n);
-    const auto reduce = [&] {
+    raw_mpi_case(state, bytes, "MPI_Iallreduce", [](float* data, int count) {
         MPI_Request request = MPI_REQUEST_NULL;
-        MPI_Iallreduce(MPI_IN_PLACE, buffer.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
-                       &request);
+        MPI_Iallreduce(MPI_IN_PLACE, data, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &request);
         MPI_Wait(&request, MPI_STATUS_IGNORE);
-    };
-    reduce();
-    MPI_Barrier(MPI_COMM_WORLD);
-    for (auto _ : state) {
-        reduce();
-        benchmark::ClobberMemory();
-    }
-    if (buffer.front() != 0.0f || buffer.back() != 0.0f)
-        state.SkipWithError("MPI_Iallreduce: the sum over ranks is not 0");
-    set_counters(state, bytes);
+    });
 }
 
 void staticpy_all_reduce_case(benchmark::State& state, std::int64_t bytes) {
