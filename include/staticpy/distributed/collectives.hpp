@@ -16,10 +16,12 @@
 // rank's (collective, dtype, numel, root or op) and of whether its arguments were valid; where
 // they differ every rank throws RuntimeError naming the call and both values ("all_reduce: the
 // tensors' sizes differ across ranks: numel 4 on some ranks, 6 on others"), instead of MPI
-// reading past a buffer. The data then moves by a nonblocking MPI call (MPI_Iallreduce, ...)
-// completed in Work::wait() within the group's timeout. With async_op=true the call returns after
-// the agreement, i.e. once every rank has reached it: MPI matches collectives in the order they
-// are issued, so each is issued at its call, in program order on every rank.
+// reading past a buffer. The data then moves by MPI's blocking collective (MPI_Allreduce, ...)
+// in a synchronous call -- the agreement has shown that every rank reached it -- and by the
+// nonblocking one (MPI_Iallreduce, ...) completed in Work::wait() with async_op=true. With
+// async_op=true the call returns after the agreement, i.e. once every rank has reached it: MPI
+// matches collectives in the order they are issued, so each is issued at its call, in program order
+// on every rank.
 
 #include <climits>
 #include <cstdint>
@@ -309,18 +311,28 @@ std::exception_ptr rooted_list_error(std::string_view name, std::string_view lis
     return on_root ? per_rank_list_error(name, list_name, list, numel, group.world_size) : nullptr;
 }
 
-/// After the agreement: issues the data's nonblocking call, start(&request), and returns its
-/// Work, waited for unless async_op.
+/// After the agreement, the data's MPI call: start(&request) issues the nonblocking form, whose
+/// Work completes it (async_op); start(nullptr) makes the blocking form, then finish runs.
+///
+/// A synchronous call takes the blocking form because the agreement has already waited, within
+/// the timeout, for the one thing that can hang: every rank has reached this call, so the data's
+/// collective cannot wait for a rank that never makes it (a rank that dies instead ends the job
+/// under mpirun). The blocking form is also MPI's fast one: Open MPI runs the nonblocking
+/// collectives through libnbc, whose schedules advance only inside MPI calls, and measured 1.4-2.7x
+/// slower than its blocking MPI_Allreduce at 1-16 MB even when waited for by MPI_Wait
+/// (benchmarks/README.md, "Distributed all_reduce").
 template <class Start, class Finish>
 Work issue(process_group_state& group, std::string_view name, const call_signature& mine,
            std::exception_ptr local_error, bool async_op, Start&& start, Finish&& finish) {
     agree(group, name, mine, std::move(local_error));
     in_flight operation{std::string(name), MPI_REQUEST_NULL, std::forward<Finish>(finish), false};
+    if (!async_op) {
+        check_mpi(start(nullptr), name);
+        operation.finish(MPI_Status{});
+        return Work();
+    }
     check_mpi(start(&operation.request), name);
-    Work work(std::move(operation));
-    if (!async_op)
-        work.wait();
-    return work;
+    return Work(std::move(operation));
 }
 
 /// x[i] /= world_size: AVG's division, after the sum.
@@ -352,6 +364,9 @@ Work all_reduce_then(Tensor<T, S> tensor, ReduceOp op, bool async_op, Then then)
         group, name, signature_of<T>(collective::all_reduce, n, static_cast<std::int64_t>(op)),
         error, async_op,
         [&](MPI_Request* request) {
+            if (request == nullptr)
+                return MPI_Allreduce(MPI_IN_PLACE, staged.data(), static_cast<int>(n),
+                                     mpi_datatype<T>(), mpi_op<T>(op), group.comm);
             return MPI_Iallreduce(MPI_IN_PLACE, staged.data(), static_cast<int>(n),
                                   mpi_datatype<T>(), mpi_op<T>(op), group.comm, request);
         },
@@ -390,6 +405,9 @@ Work broadcast(Tensor<T, S> tensor, int src, bool async_op = false) {
         group, name, detail::signature_of<T>(detail::collective::broadcast, n, src), error,
         async_op,
         [&](MPI_Request* request) {
+            if (request == nullptr)
+                return MPI_Bcast(staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(), src,
+                                 group.comm);
             return MPI_Ibcast(staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(), src,
                               group.comm, request);
         },
@@ -413,6 +431,10 @@ Work all_gather(std::vector<Tensor<T, S>> tensor_list, Tensor<T, S> tensor, bool
     return detail::issue(
         group, name, detail::signature_of<T>(detail::collective::all_gather, n), error, async_op,
         [&](MPI_Request* request) {
+            if (request == nullptr)
+                return MPI_Allgather(staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
+                                     flat.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
+                                     group.comm);
             return MPI_Iallgather(staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
                                   flat.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
                                   group.comm, request);
@@ -457,6 +479,10 @@ Work reduce_scatter(Tensor<T, S> output, const std::vector<Tensor<T, S>>& input_
                                 static_cast<std::int64_t>(op)),
         error, async_op,
         [&](MPI_Request* request) {
+            if (request == nullptr)
+                return MPI_Reduce_scatter_block(flat.data(), staged.data(), static_cast<int>(n),
+                                                detail::mpi_datatype<T>(), detail::mpi_op<T>(op),
+                                                group.comm);
             return MPI_Ireduce_scatter_block(flat.data(), staged.data(), static_cast<int>(n),
                                              detail::mpi_datatype<T>(), detail::mpi_op<T>(op),
                                              group.comm, request);
@@ -486,6 +512,10 @@ Work gather(Tensor<T, S> tensor, std::vector<Tensor<T, S>> gather_list = {}, int
     return detail::issue(
         group, name, detail::signature_of<T>(detail::collective::gather, n, dst), error, async_op,
         [&](MPI_Request* request) {
+            if (request == nullptr)
+                return MPI_Gather(staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
+                                  flat.data(), static_cast<int>(n), detail::mpi_datatype<T>(), dst,
+                                  group.comm);
             return MPI_Igather(staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
                                flat.data(), static_cast<int>(n), detail::mpi_datatype<T>(), dst,
                                group.comm, request);
@@ -512,6 +542,10 @@ Work scatter(Tensor<T, S> tensor, const std::vector<Tensor<T, S>>& scatter_list 
     return detail::issue(
         group, name, detail::signature_of<T>(detail::collective::scatter, n, src), error, async_op,
         [&](MPI_Request* request) {
+            if (request == nullptr)
+                return MPI_Scatter(flat.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
+                                   staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
+                                   src, group.comm);
             return MPI_Iscatter(flat.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
                                 staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(), src,
                                 group.comm, request);

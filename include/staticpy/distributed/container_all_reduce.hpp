@@ -67,10 +67,12 @@ template <class T, class... K, class... V>
 struct holds_tensor_of<T, dict_t<pair<K, V>...>> : std::disjunction<holds_tensor_of<T, V>...> {};
 
 /// The T tensors of `tensors` all-reduced as flat buffers (buckets) of at most bucket_bytes each
-/// (a tensor larger than that is a bucket of its own), in order, one collective per bucket;
-/// joined into `work`.
+/// (a tensor larger than that is a bucket of its own), in order, one collective per bucket,
+/// joined into `work`: synchronous, each completes (MPI's blocking call, see issue()) before the
+/// next bucket is packed; with async_op, all are in flight together.
 template <class T, class C>
-void all_reduce_packed(Work& work, const C& tensors, ReduceOp op, std::int64_t bucket_bytes) {
+void all_reduce_packed(Work& work, const C& tensors, ReduceOp op, bool async_op,
+                       std::int64_t bucket_bytes) {
     if constexpr (holds_tensor_of<T, std::remove_cvref_t<C>>::value) {
         // Each leaf's copy into (or out of) the bucket's flat buffer at its offset.
         using copy_fn = std::function<void(const Storage<T>&, bool)>;
@@ -83,7 +85,7 @@ void all_reduce_packed(Work& work, const C& tensors, ReduceOp op, std::int64_t b
             for (auto& copy : copies)
                 copy(flat, true);
             Tensor<T, dynamic_shape<1>> packed(flat, 0, dynamic_shape<1>(total), {1});
-            work.join(all_reduce_then(packed, op, true, [flat, filled = std::move(copies)]() {
+            work.join(all_reduce_then(packed, op, async_op, [flat, filled = std::move(copies)]() {
                 for (const auto& copy : filled)
                     copy(flat, false);
             }));
@@ -143,12 +145,12 @@ Work all_reduce(const C& tensors, ReduceOp op = ReduceOp::SUM, bool async_op = f
                   "staticpy: TypeError: all_reduce takes a Tensor, or a staticpy list, dict or "
                   "std::tuple of Tensors (None where there is none)");
     Work work;
-    detail::all_reduce_packed<bool>(work, tensors, op, bucket_bytes);
-    detail::all_reduce_packed<std::uint8_t>(work, tensors, op, bucket_bytes);
-    detail::all_reduce_packed<std::int32_t>(work, tensors, op, bucket_bytes);
-    detail::all_reduce_packed<std::int64_t>(work, tensors, op, bucket_bytes);
-    detail::all_reduce_packed<float>(work, tensors, op, bucket_bytes);
-    detail::all_reduce_packed<double>(work, tensors, op, bucket_bytes);
+    detail::all_reduce_packed<bool>(work, tensors, op, async_op, bucket_bytes);
+    detail::all_reduce_packed<std::uint8_t>(work, tensors, op, async_op, bucket_bytes);
+    detail::all_reduce_packed<std::int32_t>(work, tensors, op, async_op, bucket_bytes);
+    detail::all_reduce_packed<std::int64_t>(work, tensors, op, async_op, bucket_bytes);
+    detail::all_reduce_packed<float>(work, tensors, op, async_op, bucket_bytes);
+    detail::all_reduce_packed<double>(work, tensors, op, async_op, bucket_bytes);
     if (!async_op)
         work.wait();
     return work;
@@ -166,7 +168,7 @@ Work broadcast(const C& tensors, int src, bool async_op = false) {
     auto each = [&](const auto& leaf) {
         if constexpr (is_tensor_v<std::remove_cvref_t<decltype(leaf)>>)
             if (leaf.defined())
-                work.join(broadcast(leaf, src, true));
+                work.join(broadcast(leaf, src, async_op));
     };
     detail::for_each_leaf(tensors, each);
     if (!async_op)

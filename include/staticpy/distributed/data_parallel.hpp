@@ -17,10 +17,10 @@
 //   broadcast (broadcast_buffers, on by default);
 // - after the backward pass, the gradients are averaged across the ranks, packed into buckets of
 //   at most bucket_cap_mb (25 MB, PyTorch's default) of one element type, one all_reduce per
-//   bucket, every bucket in flight before the first is waited for. The backward pass here is one
-//   compiled graph that returns every gradient at once, so there is no backward left to overlap
-//   with the buckets (PyTorch's hooks start a bucket's all_reduce while the backward goes on);
-//   what overlaps is a bucket's transfer with the next one's packing.
+//   bucket, in turn (each by MPI's blocking call once the ranks agree on it: Open MPI's
+//   nonblocking all-reduce is the slower one). The backward pass here is one compiled graph that
+//   returns every gradient at once, so there is no backward left to overlap with the buckets
+//   (PyTorch's hooks start a bucket's all_reduce while the backward goes on): nothing overlaps.
 // With every rank's batch the same size, the averaged gradient of the ranks' mean losses is the
 // gradient of the mean loss over the whole batch: N ranks with batch B / N each step as one
 // process with batch B does (tests/distributed/data_parallel_test.cpp checks it).

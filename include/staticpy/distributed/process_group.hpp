@@ -102,10 +102,16 @@ inline std::string seconds_text(std::chrono::milliseconds duration) {
 }
 
 /// Calls done() (an MPI_Test) until it returns true, and throws RuntimeError when the group's
-/// timeout passes first, marking the group unusable. Between polls it yields for the first 20
-/// ms (a collective's data moves only inside MPI calls, without a progress thread), then sleeps
-/// 50 us doubling to 1 ms (a rank that late is computing, or gone): ranks that share a core,
-/// as with mpirun --oversubscribe, leave it to each other instead of spinning.
+/// timeout passes first, marking the group unusable. It polls back to back for the first 50 us
+/// (the agreement of ranks that arrive together takes a few: a yield there can hand the core to
+/// another process for a whole time slice), then yields between polls up to 2 s, then sleeps
+/// 50 us doubling to 1 ms (a rank that late is computing, or gone): ranks that share a core, as
+/// with mpirun --oversubscribe, leave it to each other instead of spinning. Not sleeping
+/// sooner: without a progress thread a collective's data moves only while the ranks are inside
+/// MPI, and a peer still finishing the previous collective may need this rank's progress; with
+/// sleeps from 20 ms on, 256 MB all_reduce calls (a second each on the benchmarks' machine, the
+/// ranks tens of ms apart) ran 37-40 % slower than MPI_Allreduce, with yields up to 2 s -4 to
+/// +3 % (benchmarks/README.md, "Distributed all_reduce").
 template <class Done>
 void wait_until(process_group_state& group, std::string_view what, Done&& done) {
     using clock = std::chrono::steady_clock;
@@ -119,7 +125,9 @@ void wait_until(process_group_state& group, std::string_view what, Done&& done) 
                             std::to_string(group.world_size);
             throw RuntimeError(group.failure + " (a rank did not make the matching call)");
         }
-        if (waited < std::chrono::milliseconds(20)) {
+        if (waited < std::chrono::microseconds(50))
+            continue;
+        if (waited < std::chrono::seconds(2)) {
             std::this_thread::yield();
         } else {
             pause = std::min(pause * 2, std::chrono::microseconds(1000));
