@@ -323,9 +323,12 @@ Tensor<Out, OutShape> cat_impl(const Seq& tensors, std::size_t d) {
     Tensor<Out, OutShape> out{OutShape(sizes), device};
     std::int64_t offset = 0;
     for_each_tensor(tensors, [&](std::size_t, const auto& t) {
-        if (out.is_cuda()) // each input copied into its slab, a view of the output there
-            out.narrow(d, offset, t.sizes()[d]).copy_(t);
-        else
+        if (out.is_cuda()) { // each input copied into its slab, a view of the output there
+            using slab_t = Tensor<Out, typename std::remove_cvref_t<decltype(t)>::shape_type>;
+            slab_t(out.storage(), out.storage_offset() + offset * out.strides()[d], t.shape(),
+                   out.strides())
+                .copy_(t);
+        } else
             copy_into_slab(out.data(), sizes, d, offset, t);
         offset += t.sizes()[d];
     });
