@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds and runs the staticpy tour (examples/tour.cpp), the jit example, then its main job:
 # training an MLP and a LeNet-5 CNN on Fashion-MNIST for one epoch each
-# (examples/train_fashion_mnist.cpp; more with DEMO_EPOCHS=N), in build/demo (Release, g++).
+# (examples/train_fashion_mnist.cpp; more with DEMO_EPOCHS=N), in build/demo (Release, g++);
+# where Open MPI is installed (the test set of install-deps.sh has it), the MLP once more,
+# data-parallel on two ranks (mpirun -np 2 ... --distributed).
 # Installs the missing Debian packages first (scripts/install-deps.sh demo: the compilers, Boost,
 # zlib and the dataset).
 set -euo pipefail
@@ -51,3 +53,16 @@ echo "===== staticpy::jit: one function, two modes ====="
 echo
 echo "===== Training: an MLP and a LeNet-5 CNN on Fashion-MNIST ====="
 "$BUILD/examples/example_train_fashion_mnist" --epochs "${DEMO_EPOCHS:-1}" --out "$BUILD/training"
+
+# Data-parallel on two processes, where CMake found MPI (the example then links it and takes
+# --distributed).
+if command -v mpirun >/dev/null 2>&1 &&
+   ldd "$BUILD/examples/example_train_fashion_mnist" | grep -q 'libmpi'; then
+    echo
+    echo "===== The MLP again, data-parallel on 2 ranks (mpirun -np 2 ... --distributed) ====="
+    # Open MPI refuses to run as root without these; --oversubscribe: this machine may have
+    # fewer cores than ranks.
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        mpirun -np 2 --oversubscribe "$BUILD/examples/example_train_fashion_mnist" --distributed \
+        --model mlp --epochs "${DEMO_EPOCHS:-1}" --out "$BUILD/training-distributed"
+fi
