@@ -1038,15 +1038,16 @@ struct binary_cross_entropy_fn : loss_functor<binary_cross_entropy_fn> {
 struct logit_cross_entropy : loss_functor<logit_cross_entropy> {
     static constexpr const char* name = "binary_cross_entropy_with_logits";
     static constexpr const char* slope_name = "binary_cross_entropy_with_logits_slope";
+// softplus_of_negative(x) below, as source text.
+#define STATICPY_SOFTPLUS_OF_NEGATIVE                                                              \
+    "const T m = -x > T(0) ? -x : T(0); "                                                          \
+    "const T softplus = std::log(std::exp(-m) + std::exp(-x - m)) + m; "
     static constexpr const char* source =
-        "const T m = -x > T(0) ? -x : T(0); "
-        "const T softplus = std::log(std::exp(-m) + std::exp(-x - m)) + m; "
-        "return (T(1) - y) * x + (T(1) + (z - T(1)) * y) * softplus;";
+        STATICPY_SOFTPLUS_OF_NEGATIVE "return (T(1) - y) * x + (T(1) + (z - T(1)) * y) * softplus;";
     static constexpr std::array<const char*, 2> slope_source{
         "return (z * y + T(1) - y) / (T(1) + std::exp(-x)) - z * y;",
-        "const T m = -x > T(0) ? -x : T(0); "
-        "const T softplus = std::log(std::exp(-m) + std::exp(-x - m)) + m; "
-        "return (z - T(1)) * softplus - x;"};
+        STATICPY_SOFTPLUS_OF_NEGATIVE "return (z - T(1)) * softplus - x;"};
+#undef STATICPY_SOFTPLUS_OF_NEGATIVE
     static constexpr int cost = fn::transcendental_cost;
     template <class T>
     static T softplus_of_negative(T x) {
