@@ -350,6 +350,14 @@ std::exception_ptr reduce_op_error(ReduceOp op) {
     return nullptr;
 }
 
+/// MPI's blocking form of a collective where `request` is null (a synchronous call: see
+/// issue()), else its nonblocking form, which sets *request; the same arguments either way.
+template <class... Blocking, class... Nonblocking, class... A>
+int blocking_or_nonblocking(MPI_Request* request, int (*blocking)(Blocking...),
+                            int (*nonblocking)(Nonblocking...), const A&... args) {
+    return request == nullptr ? blocking(args...) : nonblocking(args..., request);
+}
+
 /// all_reduce's work on one tensor, then `then()` (a container's unpacking).
 template <class T, class S, class Then>
 Work all_reduce_then(Tensor<T, S> tensor, ReduceOp op, bool async_op, Then then) {
@@ -364,11 +372,9 @@ Work all_reduce_then(Tensor<T, S> tensor, ReduceOp op, bool async_op, Then then)
         group, name, signature_of<T>(collective::all_reduce, n, static_cast<std::int64_t>(op)),
         error, async_op,
         [&](MPI_Request* request) {
-            if (request == nullptr)
-                return MPI_Allreduce(MPI_IN_PLACE, staged.data(), static_cast<int>(n),
-                                     mpi_datatype<T>(), mpi_op<T>(op), group.comm);
-            return MPI_Iallreduce(MPI_IN_PLACE, staged.data(), static_cast<int>(n),
-                                  mpi_datatype<T>(), mpi_op<T>(op), group.comm, request);
+            return detail::blocking_or_nonblocking(request, MPI_Allreduce, MPI_Iallreduce,
+                                                   MPI_IN_PLACE, staged.data(), static_cast<int>(n),
+                                                   mpi_datatype<T>(), mpi_op<T>(op), group.comm);
         },
         [staged, op, n, world_size = group.world_size, then](const MPI_Status&) mutable {
             if (op == ReduceOp::AVG)
@@ -405,11 +411,9 @@ Work broadcast(Tensor<T, S> tensor, int src, bool async_op = false) {
         group, name, detail::signature_of<T>(detail::collective::broadcast, n, src), error,
         async_op,
         [&](MPI_Request* request) {
-            if (request == nullptr)
-                return MPI_Bcast(staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(), src,
-                                 group.comm);
-            return MPI_Ibcast(staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(), src,
-                              group.comm, request);
+            return detail::blocking_or_nonblocking(request, MPI_Bcast, MPI_Ibcast, staged.data(),
+                                                   static_cast<int>(n), detail::mpi_datatype<T>(),
+                                                   src, group.comm);
         },
         [staged](const MPI_Status&) mutable { staged.write_back(); });
 }
@@ -431,13 +435,10 @@ Work all_gather(std::vector<Tensor<T, S>> tensor_list, Tensor<T, S> tensor, bool
     return detail::issue(
         group, name, detail::signature_of<T>(detail::collective::all_gather, n), error, async_op,
         [&](MPI_Request* request) {
-            if (request == nullptr)
-                return MPI_Allgather(staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
-                                     flat.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
-                                     group.comm);
-            return MPI_Iallgather(staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
-                                  flat.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
-                                  group.comm, request);
+            return detail::blocking_or_nonblocking(
+                request, MPI_Allgather, MPI_Iallgather, staged.data(), static_cast<int>(n),
+                detail::mpi_datatype<T>(), flat.data(), static_cast<int>(n),
+                detail::mpi_datatype<T>(), group.comm);
         },
         [staged, flat, tensor_list, n](const MPI_Status&) mutable {
             detail::unpack(flat, tensor_list, n);
@@ -479,13 +480,10 @@ Work reduce_scatter(Tensor<T, S> output, const std::vector<Tensor<T, S>>& input_
                                 static_cast<std::int64_t>(op)),
         error, async_op,
         [&](MPI_Request* request) {
-            if (request == nullptr)
-                return MPI_Reduce_scatter_block(flat.data(), staged.data(), static_cast<int>(n),
-                                                detail::mpi_datatype<T>(), detail::mpi_op<T>(op),
-                                                group.comm);
-            return MPI_Ireduce_scatter_block(flat.data(), staged.data(), static_cast<int>(n),
-                                             detail::mpi_datatype<T>(), detail::mpi_op<T>(op),
-                                             group.comm, request);
+            return detail::blocking_or_nonblocking(
+                request, MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, flat.data(),
+                staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
+                detail::mpi_op<T>(op), group.comm);
         },
         [staged, flat, op, n, world_size = group.world_size](const MPI_Status&) mutable {
             if (op == ReduceOp::AVG)
@@ -512,13 +510,10 @@ Work gather(Tensor<T, S> tensor, std::vector<Tensor<T, S>> gather_list = {}, int
     return detail::issue(
         group, name, detail::signature_of<T>(detail::collective::gather, n, dst), error, async_op,
         [&](MPI_Request* request) {
-            if (request == nullptr)
-                return MPI_Gather(staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
-                                  flat.data(), static_cast<int>(n), detail::mpi_datatype<T>(), dst,
-                                  group.comm);
-            return MPI_Igather(staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
-                               flat.data(), static_cast<int>(n), detail::mpi_datatype<T>(), dst,
-                               group.comm, request);
+            return detail::blocking_or_nonblocking(request, MPI_Gather, MPI_Igather, staged.data(),
+                                                   static_cast<int>(n), detail::mpi_datatype<T>(),
+                                                   flat.data(), static_cast<int>(n),
+                                                   detail::mpi_datatype<T>(), dst, group.comm);
         },
         [staged, flat, gather_list, n](const MPI_Status&) mutable {
             detail::unpack(flat, gather_list, n);
@@ -542,13 +537,10 @@ Work scatter(Tensor<T, S> tensor, const std::vector<Tensor<T, S>>& scatter_list 
     return detail::issue(
         group, name, detail::signature_of<T>(detail::collective::scatter, n, src), error, async_op,
         [&](MPI_Request* request) {
-            if (request == nullptr)
-                return MPI_Scatter(flat.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
-                                   staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
-                                   src, group.comm);
-            return MPI_Iscatter(flat.data(), static_cast<int>(n), detail::mpi_datatype<T>(),
-                                staged.data(), static_cast<int>(n), detail::mpi_datatype<T>(), src,
-                                group.comm, request);
+            return detail::blocking_or_nonblocking(request, MPI_Scatter, MPI_Iscatter, flat.data(),
+                                                   static_cast<int>(n), detail::mpi_datatype<T>(),
+                                                   staged.data(), static_cast<int>(n),
+                                                   detail::mpi_datatype<T>(), src, group.comm);
         },
         [staged, flat](const MPI_Status&) mutable { staged.write_back(); });
 }
