@@ -20,10 +20,11 @@
 #                                the clang pass builds and runs them under the sanitizers, and the
 #                                examples, compiled here at -O2, instantiate the same models,
 #                                training steps and graphs), and so is the label cuda on a machine
-#                                without a GPU (every case would skip); the label docs at -O1
-#                                (STATICPY_TEST_O1_LABELS: its checks are semantics; the kernels
-#                                the snippets run are compiled at -O2 by the kernels and backend
-#                                tests and the demo)
+#                                without a GPU (every case would skip); the labels docs and
+#                                distributed at -O1 (STATICPY_TEST_O1_LABELS: their checks are
+#                                semantics, the snippets' results and the collectives' and
+#                                data-parallel training's values; the kernels they run are
+#                                compiled at -O2 by the kernels and backend tests and the demo)
 #   clang  build/clang  clang++, Debug, -Werror, under AddressSanitizer + UndefinedBehaviorSanitizer
 #                                (one build is both the clang pass and the sanitizer pass), all
 #                                labels but headers (each header compiled alone: once is enough)
@@ -148,7 +149,7 @@ for pass in "${passes[@]}"; do
                    -DSTATICPY_SANITIZE=OFF -DSTATICPY_COMPILE_FAIL_CONTROL=OFF \
                    -DSTATICPY_COMPILE_FAIL_PCH=OFF -DSTATICPY_AUTODIFF_TESTS=OFF \
                    -DSTATICPY_EMULATED_DEVICE_TESTS=OFF -DSTATICPY_SCALAR_JIT_TEST=OFF \
-                   "-DSTATICPY_TEST_O1_LABELS=docs" \
+                   "-DSTATICPY_TEST_O1_LABELS=docs;distributed" \
                    "-DSTATICPY_TEST_CHECK_ONLY_LABELS=$gcc_check_only" || failed=1 ;;
         clang|asan)
                run_pass clang clang++ -LE '^(headers|install|distributed)$' -- \
