@@ -493,8 +493,9 @@ struct host_only_op {
     template <class T, class S>
     Tensor<T, S> operator()(const Tensor<T, S>& x) const {
         Tensor<T, S> out(x.shape());
+        const auto in = x.contiguous();
         for (std::int64_t i = 0; i < x.numel(); ++i)
-            out.data()[i] = x.contiguous().data()[i];
+            out.data()[i] = in.data()[i];
         return out;
     }
     template <std::size_t I, class G, class Y, class X>

@@ -250,37 +250,47 @@ void norm_on_cuda(norm_device_tag, const norm_device_call& call, const norm_devi
     if (t.out.numel() == 0)
         return;
     auto out = t.out;
+    // The two gradient-sum kernels, their optional pointers null where a sum is not wanted.
+    auto gradient_sums = [&](const void* x, const void* w, const void* mean, const void* invstd,
+                             bool scaled, void* sum_gw, void* dot, void* dw, void* db) {
+        cd::kernel_arguments a;
+        a.add<long long>(call.outer);
+        a.add<long long>(groups);
+        a.add<long long>(call.inner);
+        a.add(pointer(t.g));
+        a.add(x);
+        a.add(w);
+        a.add(mean);
+        a.add(invstd);
+        a.add<int>(scaled ? 1 : 0);
+        a.add(sum_gw);
+        a.add(dot);
+        a.add(dw);
+        a.add(db);
+        cd::launch_default(ks.function("norm_gradient_sums"), block_per_group, 1,
+                           launch_shape.block, a);
+    };
+    auto column_sums = [&](const void* x, const void* mean, const void* invstd, void* dw,
+                           void* db) {
+        cd::kernel_arguments a;
+        a.add<long long>(groups);
+        a.add<long long>(call.inner);
+        a.add(pointer(t.g));
+        a.add(x);
+        a.add(mean);
+        a.add(invstd);
+        a.add(dw);
+        a.add(db);
+        cd::launch_default(ks.function("norm_column_sums"), cd::grid_for(call.inner, launch_shape),
+                           1, launch_shape.block, a);
+    };
 
     if (call.what == result::bias_gradient) { // sums of g alone: no statistics
-        cd::kernel_arguments a;
-        if (call.per_group_affine) {
-            a.add<long long>(call.outer);
-            a.add<long long>(groups);
-            a.add<long long>(call.inner);
-            a.add(pointer(t.g));
-            a.add(static_cast<const void*>(nullptr)); // x
-            a.add(static_cast<const void*>(nullptr)); // w
-            a.add(static_cast<const void*>(nullptr)); // mean
-            a.add(static_cast<const void*>(nullptr)); // invstd
-            a.add<int>(0);
-            a.add(static_cast<void*>(nullptr)); // sum_gw
-            a.add(static_cast<void*>(nullptr)); // dot
-            a.add(static_cast<void*>(nullptr)); // dw
-            a.add(static_cast<void*>(out.data_ptr()));
-            cd::launch_default(ks.function("norm_gradient_sums"), block_per_group, 1,
-                               launch_shape.block, a);
-        } else {
-            a.add<long long>(groups);
-            a.add<long long>(call.inner);
-            a.add(pointer(t.g));
-            a.add(static_cast<const void*>(nullptr)); // x
-            a.add(static_cast<const void*>(nullptr)); // mean
-            a.add(static_cast<const void*>(nullptr)); // invstd
-            a.add(static_cast<void*>(nullptr));       // dw
-            a.add(static_cast<void*>(out.data_ptr()));
-            cd::launch_default(ks.function("norm_column_sums"),
-                               cd::grid_for(call.inner, launch_shape), 1, launch_shape.block, a);
-        }
+        if (call.per_group_affine)
+            gradient_sums(nullptr, nullptr, nullptr, nullptr, false, nullptr, nullptr, nullptr,
+                          out.data_ptr());
+        else
+            column_sums(nullptr, nullptr, nullptr, nullptr, out.data_ptr());
         return;
     }
 
@@ -338,37 +348,14 @@ void norm_on_cuda(norm_device_tag, const norm_device_call& call, const norm_devi
     auto sum_gw = doubles(sums ? groups : 0);
     auto dot = doubles(sums ? groups : 0);
     if (call.what == result::weight_gradient && !call.per_group_affine) {
-        cd::kernel_arguments a;
-        a.add<long long>(groups);
-        a.add<long long>(call.inner);
-        a.add(pointer(t.g));
-        a.add(pointer(t.x));
-        a.add(static_cast<const void*>(mean.data_ptr()));
-        a.add(static_cast<const void*>(invstd.data_ptr()));
-        a.add(static_cast<void*>(out.data_ptr()));
-        a.add(static_cast<void*>(nullptr)); // db
-        cd::launch_default(ks.function("norm_column_sums"), cd::grid_for(call.inner, launch_shape),
-                           1, launch_shape.block, a);
+        column_sums(pointer(t.x), mean.data_ptr(), invstd.data_ptr(), out.data_ptr(), nullptr);
         return;
     }
     if (sums) {
         const bool layer_input = !call.per_group_affine;
-        cd::kernel_arguments a;
-        a.add<long long>(call.outer);
-        a.add<long long>(groups);
-        a.add<long long>(call.inner);
-        a.add(pointer(t.g));
-        a.add(pointer(t.x));
-        a.add(layer_input ? pointer(t.weight) : nullptr);
-        a.add(static_cast<const void*>(mean.data_ptr()));
-        a.add(static_cast<const void*>(invstd.data_ptr()));
-        a.add<int>(layer_input ? 1 : 0);
-        a.add(static_cast<void*>(sum_gw.data_ptr()));
-        a.add(static_cast<void*>(dot.data_ptr()));
-        a.add(call.what == result::weight_gradient ? static_cast<void*>(out.data_ptr()) : nullptr);
-        a.add(static_cast<void*>(nullptr)); // db
-        cd::launch_default(ks.function("norm_gradient_sums"), block_per_group, 1,
-                           launch_shape.block, a);
+        gradient_sums(pointer(t.x), layer_input ? pointer(t.weight) : nullptr, mean.data_ptr(),
+                      invstd.data_ptr(), layer_input, sum_gw.data_ptr(), dot.data_ptr(),
+                      call.what == result::weight_gradient ? out.data_ptr() : nullptr, nullptr);
         if (call.what == result::weight_gradient)
             return;
     }
