@@ -10,8 +10,10 @@
 #                                the sanitizers; docs/autodiff.md's snippets still build here)
 #                                and the emulated-device tests (cuda-codegen/emulated_*: built at
 #                                -O0 in any pass, their run the stand-in NVRTC's compiles, 2.5
-#                                minutes of this pass) and the jit test's scalar twin (2.4 minutes
-#                                of its CPU; the clang pass runs both under the sanitizers); the
+#                                minutes of this pass; with them the real NVRTC's sweep of the
+#                                kernels they generate, cuda-codegen/nvrtc_sweep, 25 s) and the
+#                                jit test's scalar twin (2.4 minutes of its CPU; the clang pass
+#                                runs both under the sanitizers, the sweep without them); the
 #                                labels nn and graph compiled as a check only, neither linked nor
 #                                run (STATICPY_TEST_CHECK_ONLY_LABELS: g++'s front end, every
 #                                template they instantiate and its warnings as errors, at a third

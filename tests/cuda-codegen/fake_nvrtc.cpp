@@ -94,6 +94,12 @@ int nvrtcCompileProgram(_nvrtcProgram* prog, int, const char* const*) {
     prog->log = text.str();
     std::remove((stem + ".log").c_str());
     std::remove((stem + ".cpp").c_str());
+    // A kept library keeps its source beside it, as the kernel was given: the real NVRTC's sweep
+    // (nvrtc_sweep_test.cpp) compiles every kernel the emulated-device tests made.
+    if (keep && status == 0) {
+        std::ofstream source(stem + ".cu");
+        source << prog->source;
+    }
     if (status != 0)
         return compilation_failed;
     if (!keep) {
