@@ -16,42 +16,10 @@
 
 using namespace staticpy;
 using namespace staticpy::literals;
+using emulated_device::check_on_device;
 using emulated_device::fake_driver_selected;
 using emulated_device::require_close;
-
-namespace {
-
-/// f's result and the gradients of sum(f(xs...) * weights) for each of xs, on the tape: each op's
-/// eager form and its derivative ops', on whichever device the tensors are.
-template <class F, class C, class... X>
-auto tape_gradients(const F& f, const C& weights, const X&... xs) {
-    auto leaves = std::tuple{autograd::leaf(xs)...};
-    auto y = std::apply(f, leaves);
-    auto loss = (y * weights).sum();
-    autograd::backward(loss, ones_like(loss.value));
-    return std::apply(
-        [&](const auto&... v) {
-            return std::tuple{y.value, autograd::gradient(v)...};
-        },
-        leaves);
-}
-
-/// f's value and its tape gradients on the device, each against the CPU's.
-template <class F, class... X>
-void check_on_device(double rtol, const F& f, const X&... xs) {
-    Generator g(3);
-    const auto weights = randn_like(f(xs...), g);
-    const auto want = tape_gradients(f, weights, xs...);
-    const auto got = tape_gradients(f, weights.cuda(), xs.cuda()...);
-    CHECK(std::get<0>(got).is_cuda());
-    std::apply(
-        [&](const auto&... w) {
-            std::apply([&](const auto&... d) { (require_close(d, w, rtol), ...); }, got);
-        },
-        want);
-}
-
-} // namespace
+using emulated_device::tape_gradients;
 
 TEST_CASE(
     "emulated device: conv2d and its gradients run there, for every geometry, as on the CPU") {

@@ -19,6 +19,7 @@
 
 using namespace staticpy;
 using namespace staticpy::literals;
+using emulated_device::check_on_device;
 using emulated_device::fake_driver_selected;
 using emulated_device::host_values;
 using emulated_device::require_close;
@@ -256,6 +257,14 @@ TEST_CASE("emulated device: layer_norm and batch_norm run there as on the CPU, w
     require_close(std::get<0>(device_layer_grads), std::get<0>(layer_grads), 1e-4);
     require_close(std::get<1>(device_layer_grads), std::get<1>(layer_grads), 1e-4);
     require_close(std::get<2>(device_layer_grads), std::get<2>(layer_grads), 1e-4);
+    // A narrow layer of many rows, on the tape: its weight and bias gradients sum the rows in
+    // chunks (8 chunks of 88 rows on this device), then the chunks.
+    check_on_device(
+        1e-5,
+        [](const auto& in, const auto& weight, const auto& bias) {
+            return F::layer_norm(in, 3_c, weight, bias);
+        },
+        randn(700, 3, g), randn(3, g), randn(3, g));
 
     // batch_norm in training: the output and the running statistics' update, of [N, C] (a
     // channel's elements one per row) and [N, C, H, W]; in evaluation, the running statistics.

@@ -10,8 +10,10 @@
 //                            unbiased variance) and num_batches_tracked, in one block;
 //   norm_gradient_sums       a block per group: sum(gw) and sum(gw (x - mean)) (gw = g times
 //                            layer_norm's weight), and batch_norm's weight and bias gradients;
-//   norm_column_sums         layer_norm's weight and bias gradients, a thread per column summing
-//                            down the rows in the CPU's order;
+//   norm_column_sums         layer_norm's weight and bias gradients: a thread per column and
+//                            chunk of rows, summing down its rows in order; with one chunk (a
+//                            wide layer fills the device alone) the CPU's sums exactly, else
+//                            norm_column_finish adds the chunks' partial sums in order;
 //   norm_apply               elementwise: the output or the input's gradient, each element's
 //                            coefficients computed as the CPU computes its group's.
 // Sums are in double, across the block: in another order than the CPU's, so a result may differ
@@ -141,20 +143,52 @@ extern "C" __global__ void norm_gradient_sums(long long outer, long long groups,
     }
 }
 
-// layer_norm's weight gradient sum over rows of g (x - mean) invstd, and its bias gradient sum
-// over rows of g, each column down the rows in order (the CPU's sums exactly).
-extern "C" __global__ void norm_column_sums(long long rows, long long width, const staticpy_x_t* g,
-                                            const staticpy_x_t* x, const double* mean,
-                                            const double* invstd, staticpy_x_t* dw,
-                                            staticpy_x_t* db) {
+// layer_norm's weight gradient, the sum over rows of g (x - mean) invstd, and its bias gradient,
+// the sum over rows of g, per column. Block row y takes rows [y chunk, (y + 1) chunk), each column
+// down those rows in order. With one chunk the sums are the gradients (the CPU's sums exactly);
+// else each chunk's sums go, in double, to partial_w and partial_b ([gridDim.y, width]), which
+// norm_column_finish adds.
+extern "C" __global__ void norm_column_sums(long long rows, long long width, long long chunk,
+                                            const staticpy_x_t* g, const staticpy_x_t* x,
+                                            const double* mean, const double* invstd,
+                                            staticpy_x_t* dw, staticpy_x_t* db, double* partial_w,
+                                            double* partial_b) {
+    const long long first = (long long)blockIdx.y * chunk;
+    const long long last = first + chunk < rows ? first + chunk : rows;
     for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < width;
          j += (long long)gridDim.x * blockDim.x) {
         double sw = 0, sb = 0;
-        for (long long r = 0; r < rows; ++r) {
+        for (long long r = first; r < last; ++r) {
             const double gv = (double)g[r * width + j];
             if (dw)
                 sw += gv * ((double)x[r * width + j] - mean[r]) * invstd[r];
             sb += gv;
+        }
+        if (partial_b) {
+            if (dw)
+                partial_w[blockIdx.y * width + j] = sw;
+            partial_b[blockIdx.y * width + j] = sb;
+        } else {
+            if (dw)
+                dw[j] = (staticpy_x_t)sw;
+            if (db)
+                db[j] = (staticpy_x_t)sb;
+        }
+    }
+}
+
+// The column sums of `chunks` chunks' partial sums, in the chunks' order (dw or db null: not
+// wanted).
+extern "C" __global__ void norm_column_finish(long long chunks, long long width,
+                                              const double* partial_w, const double* partial_b,
+                                              staticpy_x_t* dw, staticpy_x_t* db) {
+    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < width;
+         j += (long long)gridDim.x * blockDim.x) {
+        double sw = 0, sb = 0;
+        for (long long c = 0; c < chunks; ++c) {
+            if (dw)
+                sw += partial_w[c * width + j];
+            sb += partial_b[c * width + j];
         }
         if (dw)
             dw[j] = (staticpy_x_t)sw;
@@ -270,19 +304,50 @@ void norm_on_cuda(norm_device_tag, const norm_device_call& call, const norm_devi
         cd::launch_default(ks.function("norm_gradient_sums"), block_per_group, 1,
                            launch_shape.block, a);
     };
+    // layer_norm's column sums over its rows (the groups): a narrow layer's few columns alone
+    // would leave most of the device idle, so the rows go in chunks (of 32 rows at least, at most
+    // 65535 chunks, gridDim.y's limit) until the threads fill the device.
     auto column_sums = [&](const void* x, const void* mean, const void* invstd, void* dw,
                            void* db) {
+        const std::int64_t width = call.inner;
+        const unsigned column_blocks = cd::grid_for(width, launch_shape);
+        const std::int64_t most_chunks =
+            std::min<std::int64_t>(65535, std::max<std::int64_t>(1, (groups + 31) / 32));
+        const std::int64_t wanted =
+            std::clamp<std::int64_t>(launch_shape.max_grid / column_blocks, 1, most_chunks);
+        const std::int64_t chunk = std::max<std::int64_t>(1, (groups + wanted - 1) / wanted);
+        const std::int64_t chunks = std::max<std::int64_t>(1, (groups + chunk - 1) / chunk);
+        Tensor<double, dynamic_shape<1>> partial_w, partial_b;
+        if (chunks > 1) {
+            partial_b = doubles(chunks * width);
+            if (dw)
+                partial_w = doubles(chunks * width);
+        }
         cd::kernel_arguments a;
         a.add<long long>(groups);
-        a.add<long long>(call.inner);
+        a.add<long long>(width);
+        a.add<long long>(chunk);
         a.add(pointer(t.g));
         a.add(x);
         a.add(mean);
         a.add(invstd);
         a.add(dw);
         a.add(db);
-        cd::launch_default(ks.function("norm_column_sums"), cd::grid_for(call.inner, launch_shape),
-                           1, launch_shape.block, a);
+        a.add(static_cast<void*>(partial_w.defined() ? partial_w.data_ptr() : nullptr));
+        a.add(static_cast<void*>(partial_b.defined() ? partial_b.data_ptr() : nullptr));
+        cd::launch_default(ks.function("norm_column_sums"), column_blocks,
+                           static_cast<unsigned>(chunks), launch_shape.block, a);
+        if (chunks > 1) {
+            cd::kernel_arguments f;
+            f.add<long long>(chunks);
+            f.add<long long>(width);
+            f.add(static_cast<const void*>(partial_w.defined() ? partial_w.data_ptr() : nullptr));
+            f.add(static_cast<const void*>(partial_b.data_ptr()));
+            f.add(dw);
+            f.add(db);
+            cd::launch_default(ks.function("norm_column_finish"), column_blocks, 1,
+                               launch_shape.block, f);
+        }
     };
 
     if (call.what == result::bias_gradient) { // sums of g alone: no statistics
