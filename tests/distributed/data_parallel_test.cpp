@@ -148,7 +148,7 @@ TEST_CASE("gradients averaged in buckets of bucket_cap_mb, each element type its
 
     CHECK(test_errors::error_of<ValueError>([&] {
               dist::DistributedDataParallel bad(model, {.bucket_cap_mb = 0});
-          }) == "bucket_cap_mb must be a positive number of MiB, got 0.000000");
+          }) == "bucket_cap_mb must be a positive number of MiB, got 0.0");
 }
 
 TEST_CASE("metrics reduced across the ranks for reporting") {

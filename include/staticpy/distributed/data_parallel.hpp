@@ -31,6 +31,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticpy/core/repr.hpp"
 #include "staticpy/distributed/collectives.hpp"
 #include "staticpy/distributed/container_all_reduce.hpp"
 #include "staticpy/distributed/process_group.hpp"
@@ -57,7 +58,7 @@ public:
         : module_(&module), options_(options) {
         if (!(options.bucket_cap_mb > 0) || !std::isfinite(options.bucket_cap_mb))
             throw ValueError("bucket_cap_mb must be a positive number of MiB, got " +
-                             std::to_string(options.bucket_cap_mb));
+                             repr(options.bucket_cap_mb));
         broadcast(module.state_dict(), 0);
     }
 
