@@ -312,7 +312,7 @@ void norm_on_cuda(norm_device_tag, const norm_device_call& call, const norm_devi
         const std::int64_t width = call.inner;
         const unsigned column_blocks = cd::grid_for(width, launch_shape);
         const std::int64_t most_chunks =
-            std::min<std::int64_t>(65535, std::max<std::int64_t>(1, (groups + 31) / 32));
+            std::min<std::int64_t>(65535, std::max<std::int64_t>(1, groups / 32));
         const std::int64_t wanted =
             std::clamp<std::int64_t>(launch_shape.max_grid / column_blocks, 1, most_chunks);
         const std::int64_t chunk = std::max<std::int64_t>(1, (groups + wanted - 1) / wanted);
