@@ -6,6 +6,7 @@
 //   ops_elementwise.hpp  + - * / pow exp ... where, comparisons: one generic strided loop
 //   ops_reduce.hpp       sum mean prod var max min argmax ... softmax log_softmax
 //   ops_matmul.hpp       matmul, linear
+//   ops_sort.hpp         sort argsort topk
 //   op_objects.hpp       ops as values (eager, traced or recorded), the derivatives' shape ops
 
 #include "staticpy/tensor/broadcast.hpp"
@@ -15,6 +16,7 @@
 #include "staticpy/tensor/ops_matmul.hpp"
 #include "staticpy/tensor/op_objects.hpp"
 #include "staticpy/tensor/ops_reduce.hpp"
+#include "staticpy/tensor/ops_sort.hpp"
 #include "staticpy/tensor/promote.hpp"
 
 namespace staticpy::detail {
