@@ -64,13 +64,14 @@ template <class S>
 inline constexpr bool is_double_tensor_v<Tensor<double, S>> = true;
 
 /// The element type of the total norm: double when a gradient is double, float otherwise (as
-/// torch.stack promotes the gradients' norms; float when there is none, as PyTorch's
+/// torch.stack promotes the gradients' norms; the default dtype when there is none, as PyTorch's
 /// torch.tensor(0.)).
 template <class Leaves>
 struct total_norm_element;
 template <class... L>
 struct total_norm_element<std::tuple<L...>> {
-    using type = std::conditional_t<(is_double_tensor_v<L> || ...), double, float>;
+    using type = std::conditional_t<(is_double_tensor_v<L> || ...), double,
+                                    std::conditional_t<sizeof...(L) == 0, default_float_t, float>>;
 };
 template <class Grads>
 using total_norm_element_t = typename total_norm_element<nn::detail::leaf_types_t<Grads>>::type;

@@ -61,7 +61,7 @@ struct conv_padding<str<S>, Padding> {
 ///   nn::Conv2d<16, 32, std::array{3, 5}, 1, "same"_s> c;   // 3x5, output as large as the input
 template <std::int64_t InChannels, std::int64_t OutChannels, auto KernelSize, auto Stride = 1,
           auto Padding = 0, auto Dilation = 1, std::int64_t Groups = 1, bool Bias = true,
-          class T = float>
+          class T = default_float_t>
 class Conv2d
     : public Module<
           Conv2d<InChannels, OutChannels, KernelSize, Stride, Padding, Dilation, Groups, Bias, T>>,

@@ -422,7 +422,8 @@ struct weight_and_bias {
 /// nn.Linear(in_features, out_features, bias): y = x @ weight^T + bias, weight [Out, In].
 ///   nn::Linear<784, 128> fc;                 // from the default generator
 ///   nn::Linear<784, 128, false> no_bias(gen); // from a Generator, without bias
-template <std::int64_t InFeatures, std::int64_t OutFeatures, bool Bias = true, class T = float>
+template <std::int64_t InFeatures, std::int64_t OutFeatures, bool Bias = true,
+          class T = default_float_t>
 class Linear : public Module<Linear<InFeatures, OutFeatures, Bias, T>>,
                public detail::weight_and_bias<Bias, T, OutFeatures, InFeatures> {
     static_assert(InFeatures >= 0 && OutFeatures >= 0,

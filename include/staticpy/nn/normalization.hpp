@@ -1435,7 +1435,7 @@ protected:
 ///   nn::BatchNorm1d<128> bn;                         // weight 1, bias 0, momentum 0.1
 ///   nn::BatchNorm1d<128> slow({.momentum = 0.01});
 template <std::int64_t NumFeatures, bool Affine = true, bool TrackRunningStats = true,
-          class T = float>
+          class T = default_float_t>
 class BatchNorm1d
     : public detail::batch_norm_layer<BatchNorm1d<NumFeatures, Affine, TrackRunningStats, T>,
                                       NumFeatures, Affine, TrackRunningStats, T> {
@@ -1460,7 +1460,7 @@ public:
 /// over an input [N, C, H, W], C = NumFeatures.
 ///   nn::BatchNorm2d<16> bn;
 template <std::int64_t NumFeatures, bool Affine = true, bool TrackRunningStats = true,
-          class T = float>
+          class T = default_float_t>
 class BatchNorm2d
     : public detail::batch_norm_layer<BatchNorm2d<NumFeatures, Affine, TrackRunningStats, T>,
                                       NumFeatures, Affine, TrackRunningStats, T> {

@@ -200,7 +200,7 @@ struct EmbeddingOptions {
 /// given), padding_idx's row zeros; forward(indices) is functional::embedding.
 ///   nn::Embedding<10, 3> emb;                     nn::Embedding<10, 3> seeded(gen);
 ///   nn::Embedding<10, 3> padded({.padding_idx = 0}, gen);
-template <std::int64_t NumEmbeddings, std::int64_t EmbeddingDim, class T = float>
+template <std::int64_t NumEmbeddings, std::int64_t EmbeddingDim, class T = default_float_t>
 class Embedding : public Module<Embedding<NumEmbeddings, EmbeddingDim, T>> {
     static_assert(NumEmbeddings >= 0 && EmbeddingDim >= 0,
                   "staticpy: RuntimeError: Trying to create tensor with negative dimension");

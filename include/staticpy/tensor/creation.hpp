@@ -1,7 +1,9 @@
 #pragma once
 // Creating tensors, with PyTorch's names. Extents are compile-time ints (static) or run-time
-// integers (dynamic), or a staticpy::shape; the element type defaults to float (PyTorch's
-// default dtype float32).
+// integers (dynamic), or a staticpy::shape; the element type of the float factories defaults to
+// the default dtype (default_float_t: float, PyTorch's float32, unless the program sets
+// STATICPY_DEFAULT_DTYPE, dtype.hpp), and tensor({...}), full and arange infer it from their
+// values as torch's do.
 //   auto a = staticpy::zeros(2_c, 3_c);                    // Tensor<float, shape<int_<2>,
 //   int_<3>>> auto b = staticpy::full<double>(n, 3_c, 1.5);          // dynamic n x static 3,
 //   all 1.5 auto c = staticpy::tensor<float>({{1, 2}, {3, 4}});    // 2-D dynamic shape auto r =
@@ -104,76 +106,95 @@ auto made_then_moved(F&& make, A&&... args) {
 } // namespace detail
 
 /// torch.empty: uninitialised elements (bools are false on the CPU).   empty<float>(2_c, n)
-template <class T = float, class... Es>
+template <class T = default_float_t, class... Es>
 Tensor<T, shape<Es...>> empty(const shape<Es...>& s, const Device& device = Device{}) {
     return Tensor<T, shape<Es...>>(s, device);
 }
-template <class T = float, class... A>
+template <class T = default_float_t, class... A>
 requires extent_arguments<A...>
 auto empty(A... extents) {
     return empty<T>(detail::shape_of_args_t<A...>(extents...));
 }
 
-/// torch.full: every element `value`.   full<float>(shape(2_c, 3_c), 7.f)   full<int>(2, 3, 7)
-template <class T = float, class... Es>
-Tensor<T, shape<Es...>> full(const shape<Es...>& s, T value, const Device& device = Device{}) {
-    auto t = empty<T>(s, device);
+namespace detail {
+/// The dtype torch.tensor and torch.full infer from a Python value: bool, int64 for an integer,
+/// the default dtype for a float (whatever the C++ type: 1.0 and 1.0f alike, as both are Python
+/// floats).
+template <class V>
+using inferred_element_t = std::conditional_t<
+    std::is_same_v<V, bool>, bool,
+    std::conditional_t<std::is_floating_point_v<V>, default_float_t, std::int64_t>>;
+/// full's element type: T where given (void: not given), else inferred from the value's type.
+template <class T, class V>
+using fill_element_t = typename std::conditional_t<std::is_void_v<T>, std::type_identity<V>,
+                                                   std::type_identity<T>>::type;
+} // namespace detail
+
+/// torch.full: every element `value`; its type is T where given, else as torch.full infers it
+/// (bool, int64 for an integer, the default dtype for a float).
+///   full<float>(shape(2_c, 3_c), 7)   full(2, 3, 1.5)   full(shape(4_c), true)
+template <class T = void, class V, class... Es>
+requires(!std::is_void_v<T> || std::is_arithmetic_v<V>)
+    Tensor<detail::fill_element_t<T, detail::inferred_element_t<V>>, shape<Es...>> full(
+        const shape<Es...>& s, V value, const Device& device = Device{}) {
+    using U = detail::fill_element_t<T, detail::inferred_element_t<V>>;
+    auto t = empty<U>(s, device);
     if (device.is_cpu())
-        std::fill_n(t.data(), t.numel(), value);
+        std::fill_n(t.data(), t.numel(), static_cast<U>(value));
     else
-        t.fill_(value); // on the device: one element copied up, then broadcast by the copy kernel
+        t.fill_(static_cast<U>(value)); // on the device: one element copied up, then broadcast
     return t;
 }
 /// full<T>(extents..., value): the last argument is the value.
-template <class T = float, class... A>
+template <class T = void, class... A>
 requires(sizeof...(A) >= 2 && std::is_arithmetic_v<detail::last_t<A...>>) auto full(A... args) {
     auto tup = std::make_tuple(args...);
-    const T value = static_cast<T>(std::get<sizeof...(A) - 1>(tup));
+    const auto value = std::get<sizeof...(A) - 1>(tup);
     return detail::apply_first<sizeof...(A) - 1>(
         [&](auto... e) { return full<T>(shape(e...), value); }, tup);
 }
 
 /// torch.zeros.   zeros<double>(3_c)
-template <class T = float, class... Es>
+template <class T = default_float_t, class... Es>
 Tensor<T, shape<Es...>> zeros(const shape<Es...>& s, const Device& device = Device{}) {
     return full<T>(s, T(0), device);
 }
-template <class T = float, class... A>
+template <class T = default_float_t, class... A>
 requires extent_arguments<A...>
 auto zeros(A... extents) {
     return zeros<T>(detail::shape_of_args_t<A...>(extents...));
 }
 
 /// torch.ones.
-template <class T = float, class... Es>
+template <class T = default_float_t, class... Es>
 Tensor<T, shape<Es...>> ones(const shape<Es...>& s, const Device& device = Device{}) {
     return full<T>(s, T(1), device);
 }
-template <class T = float, class... A>
+template <class T = default_float_t, class... A>
 requires extent_arguments<A...>
 auto ones(A... extents) {
     return ones<T>(detail::shape_of_args_t<A...>(extents...));
 }
 
 /// empty / zeros / ones (extents..., device) and full(extents..., value, device).
-template <class T = float, class... A>
+template <class T = default_float_t, class... A>
 requires(sizeof...(A) >= 1 && device_argument<detail::last_t<A...>>) auto empty(A... args) {
     return detail::shape_and_device([](const auto& s, const Device& d) { return empty<T>(s, d); },
                                     args...);
 }
-template <class T = float, class... A>
+template <class T = default_float_t, class... A>
 requires(sizeof...(A) >= 1 && device_argument<detail::last_t<A...>>) auto zeros(A... args) {
     return detail::shape_and_device([](const auto& s, const Device& d) { return zeros<T>(s, d); },
                                     args...);
 }
-template <class T = float, class... A>
+template <class T = default_float_t, class... A>
 requires(sizeof...(A) >= 1 && device_argument<detail::last_t<A...>>) auto ones(A... args) {
     return detail::shape_and_device([](const auto& s, const Device& d) { return ones<T>(s, d); },
                                     args...);
 }
-template <class T = float, class... A>
+template <class T = void, class... A>
 requires(sizeof...(A) >= 2 && device_argument<detail::last_t<A...>>) auto full(A... args) {
-    const T value = static_cast<T>(std::get<sizeof...(A) - 2>(std::make_tuple(args...)));
+    const auto value = std::get<sizeof...(A) - 2>(std::make_tuple(args...));
     return detail::shape_and_device<1>(
         [&](const auto& s, const Device& d) { return full<T>(s, value, d); }, args...);
 }
@@ -199,14 +220,15 @@ Tensor<T, S> full_like(const Tensor<T, S>& t, T value) {
 // ---- ranges ----------------------------------------------------------------------------------
 
 /// torch.arange(start, end, step): ceil((end - start) / step) values start + i * step, 1-D
-/// dynamic. T defaults as PyTorch's: int64 when every argument is an integer, float otherwise.
+/// dynamic. T defaults as PyTorch's: int64 when every argument is an integer, the default dtype
+/// otherwise (arange(12.0) is float32, or float64 with STATICPY_DEFAULT_DTYPE float64).
 template <class T = void, class A, class B, class C>
 requires std::is_arithmetic_v<A> && std::is_arithmetic_v<B> && std::is_arithmetic_v<C>
 auto arange(A start, B end, C step) {
     using U = std::conditional_t<
         std::is_void_v<T>,
         std::conditional_t<std::is_integral_v<A> && std::is_integral_v<B> && std::is_integral_v<C>,
-                           std::int64_t, float>,
+                           std::int64_t, default_float_t>,
         T>;
     const double s = static_cast<double>(start), e = static_cast<double>(end),
                  st = static_cast<double>(step);
@@ -252,7 +274,7 @@ requires(sizeof...(A) >= 2 && sizeof...(A) <= 4 &&
 
 /// torch.linspace(start, end, steps): `steps` evenly spaced values from start to end, computed
 /// as PyTorch does (the first half from start, the second half back from end).
-template <class T = float>
+template <class T = default_float_t>
 Tensor<T, dynamic_shape<1>> linspace(double start, double end, std::int64_t steps) {
     if (steps < 0)
         throw RuntimeError("number of steps must be non-negative");
@@ -267,14 +289,14 @@ Tensor<T, dynamic_shape<1>> linspace(double start, double end, std::int64_t step
 }
 
 /// linspace(start, end, steps, device).
-template <class T = float, class D>
+template <class T = default_float_t, class D>
 requires device_argument<D> Tensor<T, dynamic_shape<1>> linspace(double start, double end,
                                                                  std::int64_t steps, D device) {
     return linspace<T>(start, end, steps).to(Device(device));
 }
 
 /// torch.eye(n) / eye(n, m): ones on the diagonal.   eye(3_c)
-template <class T = float, class N, class M>
+template <class T = default_float_t, class N, class M>
 requires extent_arguments<N, M>
 auto eye(N n, M m) {
     auto t = zeros<T>(n, m);
@@ -283,13 +305,13 @@ auto eye(N n, M m) {
         t.data()[i * t.stride(0) + i] = T(1);
     return t;
 }
-template <class T = float, class N>
+template <class T = default_float_t, class N>
 requires extent_arguments<N>
 auto eye(N n) {
     return eye<T>(n, n);
 }
 /// eye(n, device) / eye(n, m, device).
-template <class T = float, class... A>
+template <class T = default_float_t, class... A>
 requires((sizeof...(A) == 2 || sizeof...(A) == 3) &&
          detail::ends_with_device_v<A...>) auto eye(const A&... args) {
     return detail::made_then_moved([](const auto&... a) { return eye<T>(a...); }, args...);
@@ -332,33 +354,38 @@ Tensor<T, dynamic_shape<1>> from_vector(const std::vector<T>& values) {
     return tensor(values, dynamic_shape<1>(static_cast<std::int64_t>(values.size())));
 }
 
-/// torch.tensor from nested braces (1-, 2- and 3-D): tensor<float>({{1, 2}, {3, 4}}).
-/// A ragged list is a ValueError "expected sequence of length 2 at dim 1 (got 3)".
-template <class T>
-Tensor<T, dynamic_shape<1>> tensor(std::initializer_list<T> values) {
-    return from_vector(std::vector<T>(values));
+namespace detail {
+/// torch.tensor's work for nested braces of values V, converted to U.
+template <class U, class V>
+Tensor<U, dynamic_shape<1>> tensor_1d(std::initializer_list<V> values) {
+    std::vector<U> flat;
+    flat.reserve(values.size());
+    for (const V& v : values)
+        flat.push_back(static_cast<U>(v));
+    return from_vector(flat);
 }
-template <class T>
-Tensor<T, dynamic_shape<2>> tensor(std::initializer_list<std::initializer_list<T>> rows) {
+template <class U, class V>
+Tensor<U, dynamic_shape<2>> tensor_2d(std::initializer_list<std::initializer_list<V>> rows) {
     const auto n0 = static_cast<std::int64_t>(rows.size());
     const std::int64_t n1 = n0 > 0 ? static_cast<std::int64_t>(rows.begin()->size()) : 0;
-    std::vector<T> flat;
+    std::vector<U> flat;
     flat.reserve(static_cast<std::size_t>(n0 * n1));
     for (const auto& r : rows) {
         if (static_cast<std::int64_t>(r.size()) != n1)
             throw ValueError("expected sequence of length " + std::to_string(n1) +
                              " at dim 1 (got " + std::to_string(r.size()) + ")");
-        flat.insert(flat.end(), r.begin(), r.end());
+        for (const V& v : r)
+            flat.push_back(static_cast<U>(v));
     }
     return tensor(flat, dynamic_shape<2>(n0, n1));
 }
-template <class T>
-Tensor<T, dynamic_shape<3>>
-tensor(std::initializer_list<std::initializer_list<std::initializer_list<T>>> planes) {
+template <class U, class V>
+Tensor<U, dynamic_shape<3>>
+tensor_3d(std::initializer_list<std::initializer_list<std::initializer_list<V>>> planes) {
     const auto n0 = static_cast<std::int64_t>(planes.size());
     const std::int64_t n1 = n0 > 0 ? static_cast<std::int64_t>(planes.begin()->size()) : 0;
     const std::int64_t n2 = n1 > 0 ? static_cast<std::int64_t>(planes.begin()->begin()->size()) : 0;
-    std::vector<T> flat;
+    std::vector<U> flat;
     flat.reserve(static_cast<std::size_t>(n0 * n1 * n2));
     for (const auto& p : planes) {
         if (static_cast<std::int64_t>(p.size()) != n1)
@@ -368,10 +395,53 @@ tensor(std::initializer_list<std::initializer_list<std::initializer_list<T>>> pl
             if (static_cast<std::int64_t>(r.size()) != n2)
                 throw ValueError("expected sequence of length " + std::to_string(n2) +
                                  " at dim 2 (got " + std::to_string(r.size()) + ")");
-            flat.insert(flat.end(), r.begin(), r.end());
+            for (const V& v : r)
+                flat.push_back(static_cast<U>(v));
         }
     }
     return tensor(flat, dynamic_shape<3>(n0, n1, n2));
+}
+/// The first template argument of tensor({...}) when none is given: infer the dtype.
+struct infer_dtype {};
+template <class T>
+concept given_dtype = !std::is_same_v<T, infer_dtype>;
+} // namespace detail
+
+/// torch.tensor from nested braces (1-, 2- and 3-D): tensor<float>({{1, 2}, {3, 4}}).
+/// Without T, the dtype is inferred as torch.tensor infers it: floats give the default dtype
+/// (tensor({1.0, 2.0}) is float32), integers int64, bools bool.
+/// A ragged list is a ValueError "expected sequence of length 2 at dim 1 (got 3)".
+template <detail::given_dtype T>
+Tensor<T, dynamic_shape<1>> tensor(std::initializer_list<std::type_identity_t<T>> values) {
+    return detail::tensor_1d<T>(values);
+}
+template <detail::given_dtype T>
+Tensor<T, dynamic_shape<2>>
+tensor(std::initializer_list<std::initializer_list<std::type_identity_t<T>>> rows) {
+    return detail::tensor_2d<T>(rows);
+}
+template <detail::given_dtype T>
+Tensor<T, dynamic_shape<3>>
+tensor(std::initializer_list<std::initializer_list<std::initializer_list<std::type_identity_t<T>>>>
+           planes) {
+    return detail::tensor_3d<T>(planes);
+}
+// (T is only ever infer_dtype here: a given T is the overloads above, whose values convert to
+// it; these deduce the values' type, so {1, 2.5} is ambiguous to them.)
+template <class T = detail::infer_dtype, class V>
+requires(!detail::given_dtype<T>) Tensor<detail::inferred_element_t<V>, dynamic_shape<1>> tensor(
+    std::initializer_list<V> values) {
+    return detail::tensor_1d<detail::inferred_element_t<V>>(values);
+}
+template <class T = detail::infer_dtype, class V>
+requires(!detail::given_dtype<T>) Tensor<detail::inferred_element_t<V>, dynamic_shape<2>> tensor(
+    std::initializer_list<std::initializer_list<V>> rows) {
+    return detail::tensor_2d<detail::inferred_element_t<V>>(rows);
+}
+template <class T = detail::infer_dtype, class V>
+requires(!detail::given_dtype<T>) Tensor<detail::inferred_element_t<V>, dynamic_shape<3>> tensor(
+    std::initializer_list<std::initializer_list<std::initializer_list<V>>> planes) {
+    return detail::tensor_3d<detail::inferred_element_t<V>>(planes);
 }
 
 // ---- random ----------------------------------------------------------------------------------
@@ -408,7 +478,7 @@ auto with_generator(F&& f, A&&... args) {
 } // namespace detail
 
 /// torch.rand: uniform in [0, 1).   rand(2_c, 3_c, gen)   rand<double>(n)
-template <class T = float, class... A>
+template <class T = default_float_t, class... A>
 auto rand(A&&... args) {
     static_assert(std::is_floating_point_v<T>,
                   "staticpy: TypeError: rand needs a floating-point dtype");
@@ -424,7 +494,7 @@ auto rand(A&&... args) {
 }
 
 /// torch.randn: standard normal.   randn(4_c, gen)
-template <class T = float, class... A>
+template <class T = default_float_t, class... A>
 auto randn(A&&... args) {
     static_assert(std::is_floating_point_v<T>,
                   "staticpy: TypeError: randn needs a floating-point dtype");

@@ -121,6 +121,60 @@ constexpr std::string_view scalar_type_name(dtype d) {
     return "unknown";
 }
 
+// ---- the default dtype ----------------------------------------------------------------------
+// torch.set_default_dtype(torch.float64) makes float factories (zeros, arange(12.0),
+// tensor({1.0, 2.0})), Python floats meeting integer tensors, true division of integers and the
+// math of integers give float64. In staticpy a tensor's element type is part of its type, so
+// this setting is one for the whole program, fixed when it is compiled: STATICPY_DEFAULT_DTYPE,
+// float32 (PyTorch's default) unless the program defines it, as float64 (or torch's aliases
+// float and double), before its first staticpy include or on the command line
+// (-DSTATICPY_DEFAULT_DTYPE=float64; CMake's option of that name puts it on staticpy::staticpy
+// for every translation unit). Every translation unit must see the same value: the types of
+// inline functions depend on it. A #define after the first include is a "redefined" warning.
+#ifndef STATICPY_DEFAULT_DTYPE
+#define STATICPY_DEFAULT_DTYPE float32
+#endif
+// Each spelling's number: 0 (an identifier that is no macro, in #if) where it names no dtype,
+// so that a wrong value is a staticpy: error below, not an undeclared name.
+#define STATICPY_DETAIL_DTYPE_ID_boolean 1
+#define STATICPY_DETAIL_DTYPE_ID_bool 1
+#define STATICPY_DETAIL_DTYPE_ID_uint8 2
+#define STATICPY_DETAIL_DTYPE_ID_int32 3
+#define STATICPY_DETAIL_DTYPE_ID_int 3
+#define STATICPY_DETAIL_DTYPE_ID_int64 4
+#define STATICPY_DETAIL_DTYPE_ID_long 4
+#define STATICPY_DETAIL_DTYPE_ID_float32 5
+#define STATICPY_DETAIL_DTYPE_ID_float 5
+#define STATICPY_DETAIL_DTYPE_ID_float64 6
+#define STATICPY_DETAIL_DTYPE_ID_double 6
+#define STATICPY_DETAIL_DTYPE_ID_PASTE(d) STATICPY_DETAIL_DTYPE_ID_##d
+#define STATICPY_DETAIL_DTYPE_ID(d) STATICPY_DETAIL_DTYPE_ID_PASTE(d)
+
+namespace detail {
+#if STATICPY_DETAIL_DTYPE_ID(STATICPY_DEFAULT_DTYPE) == 0
+inline constexpr int default_dtype_id = 0;
+#else
+inline constexpr int default_dtype_id = STATICPY_DETAIL_DTYPE_ID(STATICPY_DEFAULT_DTYPE);
+#endif
+static_assert(default_dtype_id != 0,
+              "staticpy: TypeError: STATICPY_DEFAULT_DTYPE names no dtype: define it as float32 "
+              "or float64 (or float, double)");
+// PyTorch's error for torch.set_default_dtype(torch.int64).
+static_assert(default_dtype_id == 0 || default_dtype_id >= 5,
+              "staticpy: TypeError: only floating-point types are supported as the default type");
+} // namespace detail
+
+/// torch.get_default_dtype(): float32, or float64 where the program is compiled with
+/// STATICPY_DEFAULT_DTYPE float64 (staticpy's torch.set_default_dtype, see above).
+///   static_assert(staticpy::get_default_dtype() == staticpy::float32);
+constexpr dtype get_default_dtype() {
+    return detail::default_dtype_id == 6 ? dtype::float64 : dtype::float32;
+}
+
+/// The element type of the default dtype: what float factories make and Python floats and
+/// integer division become (float, or double with STATICPY_DEFAULT_DTYPE float64).
+using default_float_t = scalar_type_t<get_default_dtype()>;
+
 /// torch.dtype.is_floating_point.
 constexpr bool is_floating_point(dtype d) {
     return d == dtype::float32 || d == dtype::float64;

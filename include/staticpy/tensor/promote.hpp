@@ -13,19 +13,19 @@
 //   changes the result only when its category is higher than all the higher-priority ones:
 //   int32 tensor + 2.5 -> float32, float32 tensor + 2.0 -> float32, uint8 tensor + 300 -> uint8,
 //   bool tensor + 1 -> int64, int32 tensor + float64 zero-dim tensor -> float64.
-// - A Python int is int64, a Python float the default dtype float32, a Python bool bool.
-// - Comparisons give bool; true division and unary math (exp, log, ...) of integers give float32.
+// - A Python int is int64, a Python float the default dtype (float32 unless the program sets
+//   STATICPY_DEFAULT_DTYPE, dtype.hpp), a Python bool bool.
+// - Comparisons give bool; true division and unary math (exp, log, ...) of integers give the
+//   default dtype.
 
 #include <cstdint>
 #include <type_traits>
 
 #include "staticpy/core/constant.hpp"
+#include "staticpy/tensor/dtype.hpp"
 #include "staticpy/tensor/functors.hpp"
 
 namespace staticpy {
-
-/// torch.get_default_dtype(): the float type Python floats and integer division become.
-using default_float_t = float;
 
 namespace detail {
 
@@ -125,7 +125,8 @@ struct scalar_element {
 } // namespace detail
 
 /// The element type a Python scalar takes part in promotion with: bool, int64 for integers,
-/// the default float (float32) for floats — whatever its C++ type (int, long, double, 2_c, 2.5_c).
+/// the default dtype's float (default_float_t) for floats — whatever its C++ type (int, long,
+/// double, 2_c, 2.5_c).
 template <class S>
 using scalar_element_t = typename detail::scalar_element<std::remove_cvref_t<S>>::type;
 

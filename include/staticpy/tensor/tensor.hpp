@@ -41,7 +41,7 @@
 
 namespace staticpy {
 
-template <class T = float, class Shape = dynamic_shape<1>>
+template <class T = default_float_t, class Shape = dynamic_shape<1>>
 class Tensor;
 
 template <class X>
