@@ -264,12 +264,15 @@ private:
             return result;
     }
 
-    /// f applied to the arguments (without vjp's cotangent, the last).
+    /// f applied to the arguments (without vjp's cotangent, the last); a float that is not
+    /// differentiated is given as its value where f's parameter is a number (`double lr`), as
+    /// jit gives it (graph::call_traced).
     template <class Tuple>
     auto call_f(const Tuple& args) const {
         constexpr std::size_t n = std::tuple_size_v<Tuple> - Seeded;
         return [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return f_(std::get<I>(args)...);
+            return graph::call_traced(
+                f_, std::tuple<const std::tuple_element_t<I, Tuple>&...>(std::get<I>(args)...));
         }
         (std::make_index_sequence<n>{});
     }

@@ -1,6 +1,8 @@
 #pragma once
 // Tracing a call: the function runs once on symbolic arguments (Tracers for tensors and floats,
-// walked through std::tuples, staticpy lists and dicts; ints, bools and strings stay values), and
+// walked through std::tuples, staticpy lists and dicts; ints, bools and strings stay values: an
+// int meeting a tensor is a scalar node holding this call's value, a dim is a run-time dim; a
+// float whose parameter is a number, `double lr`, is given its value, see call_traced), and
 // its traced result gives the output nodes, simplified (passes.hpp) and numbered into programs
 // (program.hpp). graph::trace holds all of that for one call; jit.hpp evaluates it.
 //
@@ -10,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -88,6 +91,102 @@ auto symbolic(const X& x) {
     }
 }
 
+// ---- calling the function: a float argument's Tracer, or its value where it must be a number ---
+
+/// Whether X is the stand-in of a float argument of the traced function (symbolic()).
+template <class X>
+struct is_scalar_argument : std::false_type {};
+template <class T, std::size_t J>
+struct is_scalar_argument<Tracer<scalar<T, J>>> : std::bool_constant<J != not_an_argument> {};
+
+/// Argument A as the function is given it: the float's value where Plain, else A itself.
+template <class A, bool Plain>
+struct passed_argument {
+    using type = const A&;
+};
+template <class T, std::size_t J>
+struct passed_argument<Tracer<scalar<T, J>>, true> {
+    using type = T;
+};
+
+/// Which float arguments the function is given as values (bit K: argument K). A parameter
+/// declared as a number (`double lr`, `float alpha`) cannot take a Tracer, while `auto lr` takes
+/// either; the Tracer is preferred, a scalar node naming the argument (nothing to compare between
+/// calls, and differentiable). Checked only where the Tracers do not fit, one float at a time
+/// from the left, the later ones given as values meanwhile: generic parameters are instantiated
+/// no more than that. Either way the number is this call's, in a scalar node of the graph.
+template <class F, class... A>
+struct float_parameters {
+    static_assert(sizeof...(A) <= 64, "staticpy: TypeError: a jit function takes at most 64 "
+                                      "arguments");
+    template <std::uint64_t Plain, std::size_t... I>
+    static constexpr bool invocable_with(std::index_sequence<I...>) {
+        return std::is_invocable_v<const F&,
+                                   typename passed_argument<A, ((Plain >> I) & 1U) != 0>::type...>;
+    }
+    template <std::uint64_t Plain>
+    static constexpr bool invocable = invocable_with<Plain>(std::index_sequence_for<A...>{});
+
+    static constexpr std::uint64_t floats = [] {
+        std::uint64_t mask = 0, bit = 1;
+        ((mask |= is_scalar_argument<A>::value ? bit : 0, bit <<= 1), ...);
+        return mask;
+    }();
+    template <std::size_t K, std::uint64_t Plain>
+    static constexpr std::uint64_t choose() {
+        if constexpr (K == sizeof...(A)) {
+            return Plain;
+        } else if constexpr (((floats >> K) & 1U) == 0) {
+            return choose<K + 1, Plain>();
+        } else {
+            constexpr std::uint64_t later = floats & ~((std::uint64_t{2} << K) - 1);
+            if constexpr (invocable<Plain | later>)
+                return choose<K + 1, Plain>();
+            else
+                return choose<K + 1, Plain | (std::uint64_t{1} << K)>();
+        }
+    }
+    static constexpr std::uint64_t pick() {
+        if constexpr (invocable<0>)
+            return 0;
+        else
+            return choose<0, 0>();
+    }
+    /// The float arguments given as values.
+    static constexpr std::uint64_t plain = pick();
+    static constexpr bool viable = invocable<plain>;
+};
+
+/// What call_traced returns where the function cannot take its arguments (after the error).
+struct not_callable {};
+
+template <bool Plain, class X>
+decltype(auto) pass_argument(const X& x) {
+    if constexpr (Plain)
+        return x.node.value;
+    else
+        return (x);
+}
+
+/// f applied to the symbolic arguments: each float argument as its Tracer, or as its value
+/// where f's parameter is a number (float_parameters).
+template <class F, class... A>
+auto call_traced(const F& f, const std::tuple<A...>& args) {
+    using P = float_parameters<F, std::remove_cvref_t<A>...>;
+    static_assert(P::viable,
+                  "staticpy: TypeError: the function cannot take its traced arguments: while it "
+                  "is traced (jit) or differentiated (grad), its tensors and the floats it is "
+                  "differentiated by are Tracers (or Vars), so declare their parameters auto "
+                  "(auto x, const auto& w); a number parameter (double lr, std::int64_t n) "
+                  "takes the number");
+    if constexpr (P::viable)
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return f(pass_argument<((P::plain >> I) & 1U) != 0>(std::get<I>(args))...);
+        }
+    (std::index_sequence_for<A...>{});
+    else return not_callable{};
+}
+
 /// The tensors of an argument, in the order symbolic() numbered them (references: the trace
 /// lives for one call, inside the arguments' lifetime).
 template <class X>
@@ -155,7 +254,7 @@ struct trace {
     using symbolic_args = decltype(symbolic_args_of(std::index_sequence_for<Args...>{},
                                                     std::declval<const Args&>()...));
     using result_type =
-        decltype(std::apply(std::declval<const F&>(), std::declval<symbolic_args>()));
+        decltype(call_traced(std::declval<const F&>(), std::declval<const symbolic_args&>()));
     using roots_type = decltype(roots_of(std::declval<const result_type&>()));
     // No lambda in these unevaluated operands: g++ 12 then drops return statements that name
     // the types (a lambda's closure type is a new type each time it is met).
@@ -204,7 +303,7 @@ struct trace {
     decltype(std::tuple_cat(tensors_of(std::declval<const Args&>())...)) inputs;
 
     trace(const F& f, const Args&... args)
-        : result(std::apply(f, symbolic_args_of(std::index_sequence_for<Args...>{}, args...))),
+        : result(call_traced(f, symbolic_args_of(std::index_sequence_for<Args...>{}, args...))),
           outputs(simplify_all(roots_of(result))),
           inputs(std::tuple_cat(tensors_of(args)...)) {
         draws.stop();

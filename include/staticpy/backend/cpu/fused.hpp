@@ -210,10 +210,14 @@ struct region_kernel {
 #if STATICPY_HAS_XSIMD
     using batch = kernels::batch_t<std::conditional_t<simd, value_type, float>>;
     static constexpr std::int64_t width = static_cast<std::int64_t>(batch::size);
-    /// A slot's batch: of the region's type, or a mask for a comparison's bool.
+    /// A slot's batch: of the region's type, or a mask for a comparison's bool. A bool number
+    /// (a jit function's `bool` argument in `x + flag`) is splat into a batch of the region's
+    /// type like any number (region_simd_able), not into a mask.
     template <std::size_t S>
-    using batch_slot_t = std::conditional_t<std::is_same_v<slot_value_t<Prog, S>, bool>,
-                                            typename batch::batch_bool_type, batch>;
+    using batch_slot_t =
+        std::conditional_t<std::is_same_v<slot_value_t<Prog, S>, bool> &&
+                               !graph::is_number_node_v<typename Prog::template node_at<S>>,
+                           typename batch::batch_bool_type, batch>;
     using batch_values_t = typename values_of<batch_slot_t, member_sequence>::type;
 
     /// The batch side (only instantiated when simd): the leaves' pointers, and the numbers as
