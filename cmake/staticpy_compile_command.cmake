@@ -40,6 +40,15 @@ list(APPEND _cmd_base ${CF_OPTIONS})
 set(_cmd ${_cmd_base} -x c++ -fsyntax-only)
 set(_cmd_no_pch ${_cmd})
 set(_cmd_pch_note "")
+# A case that configures the library before including it (#define of a STATICPY_HAS_/NO_/USE_/
+# DEFAULT_ macro, e.g. STATICPY_DEFAULT_DTYPE) cannot start from a header compiled without that.
+if(DEFINED CF_SOURCE AND EXISTS "${CF_SOURCE}")
+    file(STRINGS "${CF_SOURCE}" _configures
+         REGEX "^[ \t]*#[ \t]*(define|undef)[ \t]+STATICPY_(HAS|NO|USE|DEFAULT)_")
+    if(_configures)
+        set(CF_NO_PCH TRUE)
+    endif()
+endif()
 if(NOT CF_NO_PCH AND CF_PCH AND NOT CF_BUILDING_PCH)
     # A case whose staticpy includes are all of core/ and containers/ starts from the smaller
     # precompiled header of those two layers: it is read in a third of the time.
