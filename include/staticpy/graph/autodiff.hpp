@@ -240,9 +240,13 @@ auto operand_cotangent(const N& n, const CT& ct) {
                                 .node);
     } else {
         static_assert(N::kind == node_kind::opaque);
-        // Every op object has a rule (argmax's says no_grad).
+        // Every op object has a rule (argmax's says no_grad); op_vjp is the compile error for
+        // one that has none.
         const auto rule = std::apply(
-            [&](const auto&... x) { return n.op.template vjp<K>(g, y, traced(x)...); }, n.children);
+            [&](const auto&... x) {
+                return staticpy::detail::op_vjp<K>(n.op, g, y, traced(x)...);
+            },
+            n.children);
         using R = std::remove_cvref_t<decltype(rule)>;
         if constexpr (std::is_same_v<R, fn::no_grad>)
             return no_cotangent{};

@@ -122,6 +122,11 @@ public:
     }
     STATICPY_TENSOR_OP_METHODS(STATICPY_TRACER_FORWARD)
 #undef STATICPY_TRACER_FORWARD
+    /// x.where(condition, y): torch.where(condition, x, y).
+    template <class C, class O>
+    auto where(const C& condition, const O& other) const {
+        return detail::where_method<Tracer>::apply(condition, *this, other);
+    }
 
 #define STATICPY_TRACER_VIEW(name)                                                                 \
     template <class... Args>                                                                       \
@@ -195,8 +200,8 @@ STATICPY_TRACED_WHOLE_REDUCTION(prod, prod)
 STATICPY_TRACED_DIMS_REDUCTION(prod, prod)
 STATICPY_TRACED_WHOLE_REDUCTION(mean, mean)
 STATICPY_TRACED_DIMS_REDUCTION(mean, mean)
-// amax/amin over dims; max(x)/min(x) of every element (max(x, dim), which also gives indices, has
-// no traced form).
+// amax/amin over dims; max(x)/min(x) of every element (max(x, dim), which also gives indices, is
+// op_objects_index.hpp's, for traced and recorded values alike).
 STATICPY_TRACED_DIMS_REDUCTION(amax, amax)
 STATICPY_TRACED_DIMS_REDUCTION(amin, amin)
 STATICPY_TRACED_WHOLE_REDUCTION(max, amax)

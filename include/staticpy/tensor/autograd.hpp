@@ -161,6 +161,11 @@ public:
     }
     STATICPY_TENSOR_OP_METHODS(STATICPY_VAR_FORWARD)
 #undef STATICPY_VAR_FORWARD
+    /// x.where(condition, y): torch.where(condition, x, y).
+    template <class C, class O>
+    auto where(const C& condition, const O& other) const {
+        return detail::where_method<Var>::apply(condition, *this, other);
+    }
 
 #define STATICPY_VAR_VIEW(name)                                                                    \
     template <class... Args>                                                                       \
@@ -376,7 +381,7 @@ struct symbolic_op<autograd::tape_family> {
             return record(
                 std::move(y),
                 [op](auto i, const auto& g, const auto& out, const auto&... x) {
-                    return op.template vjp<i()>(g, out, x...);
+                    return op_vjp<decltype(i)::value>(op, g, out, x...);
                 },
                 as_rule_operand(args)...);
     }
@@ -454,6 +459,24 @@ STATICPY_VAR_FUNCTION(softmax)
 STATICPY_VAR_FUNCTION(log_softmax)
 STATICPY_VAR_FUNCTION(var)
 #undef STATICPY_VAR_FUNCTION
+
+/// x.detach() on a Var: its tensor, outside the tape (torch.Tensor.detach's result has no
+/// history), so that what is computed from it (indices, a mask) is plain eager work inside a
+/// differentiated function. (stop_gradient(x) stays a Var with no history.)
+template <class T, class S>
+Tensor<T, S> detach(const Var<T, S>& x) {
+    return x.value;
+}
+
+/// argmax and argmin of a Var: of its tensor, an int64 Tensor (an integer result has no gradient).
+template <class T, class S, class... A>
+auto argmax(const Var<T, S>& x, const A&... args) {
+    return argmax(x.value, args...);
+}
+template <class T, class S, class... A>
+auto argmin(const Var<T, S>& x, const A&... args) {
+    return argmin(x.value, args...);
+}
 
 /// torch.matmul with a Var on either side (a Tensor on the other is a constant).
 template <class A, class B>

@@ -8,7 +8,10 @@
 //   reads            (optional) false for an operand of which only the shape is used: in a graph
 //                    that operand is not materialized for it, and the op receives its shape;
 //   operator()(x...) the eager op on tensors (and on shapes, for operands it does not read);
-//   vjp<I>(g, y, x...)  its derivative for operand I, as the elementwise ops' (functors.hpp).
+//   vjp<I>(g, y, x...)  its derivative for operand I, as the elementwise ops' (functors.hpp);
+//                    fn::no_grad{} where the operand has none (an index, an integer result), or
+//                    STATICPY_DERIVATIVE_NOT_IMPLEMENTED("name") where it is not implemented:
+//                    then differentiating through the op is a compile error naming it.
 //
 //   detail::apply_op(detail::sum_to_op{}, g, x)   // g summed back to x's shape
 //
@@ -53,6 +56,46 @@ constexpr const auto& fixed_value(fixed<V>) {
     return V;
 }
 using namespace staticpy::literals;
+
+/// An op object's vjp where its derivative is not implemented (PyTorch's not_implemented("Name")
+/// in derivatives.yaml, raised there when backward runs): the tape, which records a derivative
+/// when it records the op, and graph autodiff, when it builds the backward graph through it, are
+/// the compile error "staticpy: RuntimeError: the derivative for 'Name' is not implemented.".
+/// (A macro: a static_assert's message is a literal, so the name must be one.)
+///   struct my_op { static constexpr const char* name = "my_op"; ...
+///                  STATICPY_DERIVATIVE_NOT_IMPLEMENTED("my_op") };
+#define STATICPY_DERIVATIVE_NOT_IMPLEMENTED(Name)                                                  \
+    template <std::size_t I_, class... A_>                                                         \
+    auto vjp(const A_&...) const {                                                                 \
+        static_assert(::staticpy::detail::always_false<A_...>,                                     \
+                      "staticpy: RuntimeError: the derivative for '" Name                          \
+                      "' is not implemented.");                                                    \
+        return ::staticpy::fn::no_grad{};                                                          \
+    }
+
+/// Whether op object Op has a derivative rule for operand I given the operands a... (g, y, x...).
+template <std::size_t I, class Op, class... A>
+concept has_vjp = requires(const Op& op, const A&... a) {
+    op.template vjp<I>(a...);
+};
+
+/// Op's derivative for operand I, what the tape and graph autodiff call: its vjp. An op object
+/// without one is a compile error here, where the derivative is needed, rather than an overload
+/// failure in the autodiff's machinery. (Its name cannot be in a static_assert's message, which
+/// must be a literal: the op's type is in the instantiation context that follows; an op that
+/// declares STATICPY_DERIVATIVE_NOT_IMPLEMENTED has its name in the first line.)
+template <std::size_t I, class Op, class... A>
+auto op_vjp(const Op& op, const A&... a) {
+    if constexpr (has_vjp<I, Op, A...>) {
+        return op.template vjp<I>(a...);
+    } else {
+        static_assert(always_false<Op>,
+                      "staticpy: RuntimeError: the derivative for an op object without a vjp is "
+                      "not implemented (give it a vjp<I>(g, y, x...), or "
+                      "STATICPY_DERIVATIVE_NOT_IMPLEMENTED(\"name\") to name it here)");
+        return fn::no_grad{};
+    }
+}
 
 /// Runs op on its operands: eagerly on tensors, or through the symbolic family of a traced or
 /// recorded operand (symbolic_op<Family>, see ops_elementwise.hpp).

@@ -13,6 +13,9 @@
 //   cat(xs, d)                               each x: its slab of g along d (a view)
 //   stack(xs, d)                             each x: g.select(d, k)
 //   one_hot(index, n)                        none (an integer result)
+//   max(x, d), min(x, d), topk(x, k, d),     the values are gather(x, d, indices) of indices
+//   sort(x, d)                               computed from detach(x): g scattered onto zeros at
+//                                            the indices (value_selecting_reduction_backward)
 //
 // The free functions below take traced or recorded values (the eager ones, on tensors only, are
 // in ops_index.hpp and ops_join.hpp); cat and stack take a std::tuple or staticpy list of them,
@@ -39,6 +42,8 @@
 #include "staticpy/tensor/ops_elementwise.hpp"
 #include "staticpy/tensor/ops_index.hpp"
 #include "staticpy/tensor/ops_join.hpp"
+#include "staticpy/tensor/ops_reduce.hpp"
+#include "staticpy/tensor/ops_sort.hpp"
 #include "staticpy/tensor/tensor.hpp"
 
 namespace staticpy {
@@ -356,6 +361,44 @@ struct one_hot_op {
     }
 };
 
+/// The indices of topk(x, k, dim, largest, sorted) (ops_sort.hpp): what topk on traced or
+/// recorded values gathers its values at. An integer result, so no derivative.
+template <class K, class D>
+struct topk_indices_op {
+    static constexpr const char* name = "topk_indices";
+    [[no_unique_address]] std::tuple<K, D, bool, bool> args;
+
+    template <class X>
+    auto operator()(const X& x) const {
+        return staticpy::topk(x, std::get<0>(args), std::get<1>(args), std::get<2>(args),
+                              std::get<3>(args))
+            .indices;
+    }
+
+    template <std::size_t I, class... A>
+    auto vjp(const A&...) const {
+        return fn::no_grad{};
+    }
+};
+
+/// argsort(x, dim, descending, stable): sort's indices, what sort on traced or recorded values
+/// gathers its values at.
+template <class D>
+struct argsort_op {
+    static constexpr const char* name = "argsort";
+    [[no_unique_address]] std::tuple<D, bool, bool> args;
+
+    template <class X>
+    auto operator()(const X& x) const {
+        return staticpy::argsort(x, std::get<0>(args), std::get<1>(args), std::get<2>(args));
+    }
+
+    template <std::size_t I, class... A>
+    auto vjp(const A&...) const {
+        return fn::no_grad{};
+    }
+};
+
 /// Whether any argument is a traced or recorded value: then the functions below, not the eager
 /// ones, take the arguments.
 template <class... X>
@@ -417,6 +460,79 @@ template <class I, class C = int_<-1>>
 requires detail::any_symbolic<I> && detail::dim_argument<C>
 auto one_hot(const I& index, C num_classes = {}) {
     return detail::apply_op(detail::one_hot_op<C>{{num_classes}}, index);
+}
+
+namespace detail {
+/// The values of x at `indices` along dim, and the indices: how the ops that select values and
+/// give their indices (max and min along a dim, topk, sort) run on traced or recorded values. The
+/// indices are computed from x's value outside what is differentiated (detach: on the tape, x's
+/// tensor; traced, a stop_gradient node), and the values gathered from x at them, so that the
+/// gradient of each value goes to the element it was read from, zeros elsewhere (gather's
+/// derivative, a scatter onto zeros: PyTorch's value_selecting_reduction_backward), and the
+/// derivative of that is gather again (second derivatives).
+template <class X, class D, class I>
+auto select_along(const X& x, D dim, const I& indices) {
+    auto values = gather(x, dim, indices);
+    return values_indices<decltype(values), I>{std::move(values), indices};
+}
+
+/// max(x, dim) (Max) or min(x, dim): the indices of the first extremum (the first NaN, as the
+/// eager kernel's), kept as a dim of 1 to gather with, then squeezed unless Keep.
+template <bool Max, bool Keep, class X, class D>
+auto extremum_along(const X& x, D dim) {
+    const auto kept = [&] {
+        if constexpr (Max)
+            return argmax(detach(x), dim, True);
+        else
+            return argmin(detach(x), dim, True);
+    }();
+    if constexpr (Keep) {
+        return select_along(x, dim, kept);
+    } else {
+        auto values = gather(x, dim, kept).squeeze(dim);
+        auto indices = kept.squeeze(dim);
+        return values_indices<decltype(values), decltype(indices)>{std::move(values),
+                                                                   std::move(indices)};
+    }
+}
+} // namespace detail
+
+/// torch.max(x, dim, keepdim) / torch.min(x, dim, keepdim) on a traced or recorded x: values and
+/// indices (int64: a tensor on the tape, a traced value in a graph), the values differentiable as
+/// PyTorch's (the gradient goes to the element at each index).
+///   auto [values, indices] = max(x, 1_c);   // x a Var or Tracer
+template <class X, detail::dim_argument D, class Keep = std::false_type>
+requires detail::any_symbolic<X>
+auto max(const X& x, D dim, Keep = {}) {
+    return detail::extremum_along<true, detail::keepdim_value<Keep>()>(x, dim);
+}
+template <class X, detail::dim_argument D, class Keep = std::false_type>
+requires detail::any_symbolic<X>
+auto min(const X& x, D dim, Keep = {}) {
+    return detail::extremum_along<false, detail::keepdim_value<Keep>()>(x, dim);
+}
+
+/// topk, sort and argsort of a traced or recorded x: the eager ops' indices (ops_sort.hpp), and
+/// for topk and sort the values gathered at them, differentiable as PyTorch's (the gradient of
+/// each value goes to the element it came from).
+///   auto [top, at] = topk(x, 2_c, 1_c);     auto [sorted, order] = sort(x, -1_c, true);
+template <class X, class K, detail::dim_argument D = int_<-1>>
+requires detail::any_symbolic<X> && detail::is_extent_argument_v<K>
+auto topk(const X& x, K k, D dim = {}, bool largest = true, bool sorted = true) {
+    return detail::select_along(
+        x, dim,
+        detail::apply_op(detail::topk_indices_op<K, D>{{k, dim, largest, sorted}}, detach(x)));
+}
+template <class X, detail::dim_argument D = int_<-1>>
+requires detail::any_symbolic<X>
+auto sort(const X& x, D dim = {}, bool descending = false, bool stable = false) {
+    return detail::select_along(
+        x, dim, detail::apply_op(detail::argsort_op<D>{{dim, descending, stable}}, detach(x)));
+}
+template <class X, detail::dim_argument D = int_<-1>>
+requires detail::any_symbolic<X>
+auto argsort(const X& x, D dim = {}, bool descending = false, bool stable = false) {
+    return detail::apply_op(detail::argsort_op<D>{{dim, descending, stable}}, detach(x));
 }
 
 /// cat and stack of a std::tuple or staticpy list with traced or recorded elements (tensors

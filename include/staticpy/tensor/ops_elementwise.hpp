@@ -521,6 +521,16 @@ auto where(const C& cond, const A& a, const B& b) {
     return elementwise<fn::where>(cond, a, b);
 }
 
+namespace detail {
+template <class Self>
+struct where_method {
+    template <class C, class B>
+    static auto apply(const C& cond, const Self& a, const B& b) {
+        return staticpy::where(cond, a, b);
+    }
+};
+} // namespace detail
+
 /// Tensor.to(dtype) as an elementwise op: the elements converted to To (a new tensor, even
 /// when To is the element type already).
 ///   auto i = cast<std::int64_t>(x);

@@ -55,6 +55,11 @@ namespace detail {
 /// name, so it is looked up when a method is called, after ops.hpp has been read).
 template <class Self>
 struct tensor_methods;
+/// x.where(condition, other) is torch.where(condition, x, other): the one method whose arguments
+/// are not the function's after self. Defined beside where (ops_elementwise.hpp), for Tensor,
+/// Var and Tracer alike (a template, as tensor_methods, so that it is looked up when called).
+template <class Self>
+struct where_method;
 
 template <class T, class S>
 void tensor_repr_into(std::string& out, const Tensor<T, S>& t); // print.hpp
@@ -186,8 +191,9 @@ requires(Inferred >= 0) struct reshape_extent<int_<-1>, Inferred> {
 template <class... Args>
 concept extent_arguments = (detail::is_extent_argument_v<Args> && ...);
 
-/// The ops every tensor-like type (Tensor, Tracer) also has as methods: x.sum(1_c), x.relu(), ...
-/// X(name) is expanded once per op name.
+/// The ops every tensor-like type (Tensor, Var, Tracer) also has as methods: x.sum(1_c), x.relu(),
+/// x.gather(1_c, i), ... (each of PyTorch's Tensor methods that staticpy has as a function; x.where
+/// takes its arguments in another order, see where_method). X(name) is expanded once per op name.
 #define STATICPY_TENSOR_OP_METHODS(X)                                                              \
     X(sum)                                                                                         \
     X(prod)                                                                                        \
@@ -228,7 +234,26 @@ concept extent_arguments = (detail::is_extent_argument_v<Args> && ...);
     X(pow)                                                                                         \
     X(maximum)                                                                                     \
     X(minimum)                                                                                     \
-    X(neg)
+    X(neg)                                                                                         \
+    X(add)                                                                                         \
+    X(sub)                                                                                         \
+    X(mul)                                                                                         \
+    X(div)                                                                                         \
+    X(eq)                                                                                          \
+    X(ne)                                                                                          \
+    X(lt)                                                                                          \
+    X(le)                                                                                          \
+    X(gt)                                                                                          \
+    X(ge)                                                                                          \
+    X(gather)                                                                                      \
+    X(index_select)                                                                                \
+    X(scatter_add)                                                                                 \
+    X(index_add)                                                                                   \
+    X(select_scatter)                                                                              \
+    X(slice_scatter)                                                                               \
+    X(topk)                                                                                        \
+    X(sort)                                                                                        \
+    X(argsort)
 
 template <class T, class Shape>
 class Tensor {
@@ -586,6 +611,11 @@ public:
     }
     STATICPY_TENSOR_OP_METHODS(STATICPY_TENSOR_METHOD)
 #undef STATICPY_TENSOR_METHOD
+    /// x.where(condition, y): torch.where(condition, x, y).
+    template <class C, class O>
+    auto where(const C& condition, const O& other) const {
+        return detail::where_method<Tensor>::apply(condition, *this, other);
+    }
 
     // ---- printing ---------------------------------------------------------------------------
 
