@@ -401,47 +401,69 @@ tensor_3d(std::initializer_list<std::initializer_list<std::initializer_list<V>>>
     }
     return tensor(flat, dynamic_shape<3>(n0, n1, n2));
 }
-/// The first template argument of tensor({...}) when none is given: infer the dtype.
-struct infer_dtype {};
+/// tensor<T>'s element type: T where given (E is T or nothing), else inferred from the values.
+template <class V, class... E>
+struct tensor_element {
+    static_assert(sizeof...(E) == 1, "staticpy: TypeError: tensor<T>({...}) takes one dtype");
+    using type = void;
+};
+template <class V>
+struct tensor_element<V> {
+    using type = inferred_element_t<V>;
+};
+template <class V, class T>
+struct tensor_element<V, T> {
+    using type = T;
+};
+template <class V, class... E>
+using tensor_element_t = typename tensor_element<V, E...>::type;
+
+/// A value of a brace list given to tensor<T>({...}) whose values differ in type ({1, 2.5}):
+/// converted to T by this constructor, a user-defined conversion, so that the overloads of
+/// values of one type (deduced, and ordered 1-D < 2-D < 3-D) win wherever they fit.
 template <class T>
-concept given_dtype = !std::is_same_v<T, infer_dtype>;
+struct list_value {
+    list_value(T v) : value(v) {}
+    T value;
+    operator T() const { return value; }
+};
 } // namespace detail
 
 /// torch.tensor from nested braces (1-, 2- and 3-D): tensor<float>({{1, 2}, {3, 4}}).
 /// Without T, the dtype is inferred as torch.tensor infers it: floats give the default dtype
-/// (tensor({1.0, 2.0}) is float32), integers int64, bools bool.
+/// (tensor({1.0, 2.0}) is float32), integers int64, bools bool. (E is T or nothing: an empty
+/// pack before the deduced V tells a given T from none.)
 /// A ragged list is a ValueError "expected sequence of length 2 at dim 1 (got 3)".
-template <detail::given_dtype T>
-Tensor<T, dynamic_shape<1>> tensor(std::initializer_list<std::type_identity_t<T>> values) {
+template <class... E, class V>
+Tensor<detail::tensor_element_t<V, E...>, dynamic_shape<1>>
+tensor(std::initializer_list<V> values) {
+    return detail::tensor_1d<detail::tensor_element_t<V, E...>>(values);
+}
+template <class... E, class V>
+Tensor<detail::tensor_element_t<V, E...>, dynamic_shape<2>>
+tensor(std::initializer_list<std::initializer_list<V>> rows) {
+    return detail::tensor_2d<detail::tensor_element_t<V, E...>>(rows);
+}
+template <class... E, class V>
+Tensor<detail::tensor_element_t<V, E...>, dynamic_shape<3>>
+tensor(std::initializer_list<std::initializer_list<std::initializer_list<V>>> planes) {
+    return detail::tensor_3d<detail::tensor_element_t<V, E...>>(planes);
+}
+/// tensor<T>({...}) of values of several types, tensor<float>({1, 2.5}): each converted to T.
+template <class T>
+Tensor<T, dynamic_shape<1>> tensor(std::initializer_list<detail::list_value<T>> values) {
     return detail::tensor_1d<T>(values);
 }
-template <detail::given_dtype T>
+template <class T>
 Tensor<T, dynamic_shape<2>>
-tensor(std::initializer_list<std::initializer_list<std::type_identity_t<T>>> rows) {
+tensor(std::initializer_list<std::initializer_list<detail::list_value<T>>> rows) {
     return detail::tensor_2d<T>(rows);
 }
-template <detail::given_dtype T>
+template <class T>
 Tensor<T, dynamic_shape<3>>
-tensor(std::initializer_list<std::initializer_list<std::initializer_list<std::type_identity_t<T>>>>
+tensor(std::initializer_list<std::initializer_list<std::initializer_list<detail::list_value<T>>>>
            planes) {
     return detail::tensor_3d<T>(planes);
-}
-// (T is only ever infer_dtype here: a given T is the overloads above, whose values convert to
-// it; these deduce the values' type, so {1, 2.5} is ambiguous to them.)
-template <class T = detail::infer_dtype, class V>
-requires(!detail::given_dtype<T>) Tensor<detail::inferred_element_t<V>, dynamic_shape<1>> tensor(
-    std::initializer_list<V> values) {
-    return detail::tensor_1d<detail::inferred_element_t<V>>(values);
-}
-template <class T = detail::infer_dtype, class V>
-requires(!detail::given_dtype<T>) Tensor<detail::inferred_element_t<V>, dynamic_shape<2>> tensor(
-    std::initializer_list<std::initializer_list<V>> rows) {
-    return detail::tensor_2d<detail::inferred_element_t<V>>(rows);
-}
-template <class T = detail::infer_dtype, class V>
-requires(!detail::given_dtype<T>) Tensor<detail::inferred_element_t<V>, dynamic_shape<3>> tensor(
-    std::initializer_list<std::initializer_list<std::initializer_list<V>>> planes) {
-    return detail::tensor_3d<detail::inferred_element_t<V>>(planes);
 }
 
 // ---- random ----------------------------------------------------------------------------------
