@@ -64,7 +64,7 @@ template <class X>
 struct is_eager_leaf
     : std::bool_constant<is_tensor_v<X> || is_var_v<X> || std::is_floating_point_v<X>> {};
 
-/// The dtype a C++ float F takes in a graph (a Python float's: float32 for a double), and so
+/// The dtype a C++ float F takes in a graph (a Python float's: the default dtype), and so
 /// the 0-dim tensor it is differentiated as in both modes, and its gradient's.
 template <class F>
 using float_argument_t = typename graph::ew<fn::grad_input<void, 0>, graph::scalar<F>>::value_type;

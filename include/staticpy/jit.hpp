@@ -7,7 +7,8 @@
 //   auto z = f(x, w);                        // the same lambda, op by op on Tensors
 //
 // In graph mode a call traces the function with Tracers in place of its tensor arguments (and of
-// its float arguments), which gives the graph as a type (graph/trace.hpp); the passes
+// its float arguments whose parameters are auto; numbers are run-time scalars of the graph,
+// docs/graph.md), which gives the graph as a type (graph/trace.hpp); the passes
 // (graph/passes.hpp) rewrite that type, the program (graph/program.hpp) numbers it, and the
 // evaluator of its tensors' device runs it: the CPU's, or CUDA's where they are on a GPU (found by
 // argument-dependent lookup in backend/cuda/evaluate.hpp, which <staticpy/cuda.hpp> includes).

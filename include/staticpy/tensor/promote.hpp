@@ -4,6 +4,7 @@
 //   promote_types_t<std::uint8_t, std::int32_t>  is std::int32_t     torch.promote_types
 //   result_type_t<tensor_operand<std::int32_t>, scalar_operand<double>>  is float torch.result_type
 //   functor_result_t<fn::div, tensor_operand<std::int64_t>, tensor_operand<std::int64_t>>  is float
+// (float: the default dtype's default_float_t, dtype.hpp)
 //
 // The rules (https://pytorch.org/docs/stable/tensor_attributes.html#type-promotion-doc):
 // - Types are ordered bool < uint8 < int32 < int64 < float32 < float64; with only these six, the
