@@ -58,22 +58,23 @@ struct NoTransform {
     }
 };
 
-/// torchvision's ToTensor() then Normalize((mean,), (std,)): a uint8 image to float32,
-/// (x / 255 - mean) / std, as a new tensor of the same shape. Pixelwise, so a batch keeps the
-/// fast path (each pixel converted straight into the batch).
+/// torchvision's ToTensor() then Normalize((mean,), (std,)): a uint8 image to the default dtype
+/// (float32 unless STATICPY_DEFAULT_DTYPE says float64: ToTensor converts to
+/// torch.get_default_dtype()), (x / 255 - mean) / std, as a new tensor of the same shape.
+/// Pixelwise, so a batch keeps the fast path (each pixel converted straight into the batch).
 ///   FashionMNIST ds(root, true, ToFloat{.mean = 0.2860F, .std = 0.3530F});
 ///   ToFloat{}(img)   // values in [0, 1]
 struct ToFloat {
-    float mean = 0.0F;
-    float std = 1.0F;
-    using value_type = float;
+    using value_type = default_float_t;
+    value_type mean = 0;
+    value_type std = 1;
 
-    /// The image as a new float32 tensor of the same shape.
+    /// The image as a new tensor of the default dtype, of the same shape.
     ///   auto x = ToFloat{.mean = 0.5F, .std = 0.5F}(image);   // values in [-1, 1]
     ///   x.dtype() == float32
     template <class S>
-    Tensor<float, S> operator()(const Tensor<std::uint8_t, S>& image) const {
-        Tensor<float, S> out{image.shape()};
+    Tensor<value_type, S> operator()(const Tensor<std::uint8_t, S>& image) const {
+        Tensor<value_type, S> out{image.shape()};
         const auto src = image.contiguous();
         apply(src.data(), out.data(), src.numel());
         return out;
@@ -81,11 +82,11 @@ struct ToFloat {
     /// n pixels converted into dst (the batch gather's inner step).
     ///   float out[784];
     ///   ToFloat{}.apply(image.data(), out, 784);   // out[k] == image.data()[k] / 255.f
-    void apply(const std::uint8_t* src, float* dst, std::int64_t n) const noexcept {
-        const float scale = 1.0F / (255.0F * std);
-        const float shift = mean / std;
+    void apply(const std::uint8_t* src, value_type* dst, std::int64_t n) const noexcept {
+        const value_type scale = value_type(1) / (value_type(255) * std);
+        const value_type shift = mean / std;
         for (std::int64_t i = 0; i < n; ++i)
-            dst[i] = static_cast<float>(src[i]) * scale - shift;
+            dst[i] = static_cast<value_type>(src[i]) * scale - shift;
     }
 };
 
