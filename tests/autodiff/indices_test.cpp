@@ -127,6 +127,10 @@ TEST_CASE("second derivatives of max along a dim, topk and sort") {
     // f = sum(selected^2): grad f = 2 x at the selected elements, so H·1 is 2 there, 0 elsewhere.
     check_hessian_row_sums([](auto v) { return max(v, 1_c).values.square().sum(); }, ties,
                            {0, 2, 0, 0, 2, 0, 0, 0});
+    // along the only dim: a zero-dim value (the tape records the rule of its squeeze's rule, a
+    // reshape to zero dims)
+    check_hessian_row_sums([](auto v) { return max(v, 0_c).values.square(); },
+                           tensor<double>({1, 3, 3, 2}), {0, 2, 0, 0});
     check_hessian_row_sums([](auto v) { return topk(v, 2_c).values.square().sum(); }, ties,
                            {0, 2, 2, 0, 0, 2, 0, 2});
     // every element is selected by sort: H·1 = 2 everywhere, weighted by where it lands

@@ -402,6 +402,11 @@ public:
     constexpr auto end() const { return sizes_.end(); }
     static constexpr std::size_t size() { return 0; }
     static constexpr std::int64_t numel() { return 1; }
+    /// f() (no extents), as apply of a shape of rank 1 or more: reshape(shape<>) is reshape().
+    template <class F>
+    constexpr decltype(auto) apply(F&& f) const {
+        return f();
+    }
     template <class... Fs>
     friend constexpr bool operator==(const shape&, const shape<Fs...>&) {
         return sizeof...(Fs) == 0;
