@@ -10,6 +10,8 @@
 //   gather(x, d, index)                      scatter_add of g onto zeros of x's shape
 //   scatter_add(x, d, index, src)            x: g; src: gather(g, d, index), zero-padded to src
 //   index_add(x, d, index, source, alpha)    x: g; source: alpha * index_select(g, d, index)
+//   select_scatter(x, src, d, i),            x: g with the view's elements zeroed; src: the
+//   slice_scatter(x, src, d, a, b, c)        view of g
 //   cat(xs, d)                               each x: its slab of g along d (a view)
 //   stack(xs, d)                             each x: g.select(d, k)
 //   one_hot(index, n)                        none (an integer result)
@@ -103,6 +105,39 @@ template <class View, class G, class X>
 auto view_backward(const View& view, const G& g, const X& x) {
     return apply_op(view_backward_op<View>{view.args}, g, x);
 }
+
+/// select_scatter(x, src, dim, index) and slice_scatter(x, src, dim, start, end, step) (View:
+/// select_op, slice_op, whose arguments these take): a copy of x with the view's elements replaced
+/// by src's. Their derivatives are PyTorch's: for x, g with the view's elements zeroed (g
+/// scattered over by zeros); for src, the view of g.
+template <class View>
+struct view_scatter_op {
+    /// "<view>_scatter".
+    static constexpr auto name_text = [] {
+        constexpr std::string_view view = View::name, suffix = "_scatter";
+        std::array<char, view.size() + suffix.size() + 1> text{};
+        std::copy(view.begin(), view.end(), text.begin());
+        std::copy(suffix.begin(), suffix.end(), text.begin() + view.size());
+        return text;
+    }();
+    static constexpr const char* name = name_text.data();
+    static constexpr bool eager_on_cuda = true;
+    [[no_unique_address]] decltype(View::args) args;
+
+    template <class T, class S, class U, class S2>
+    auto operator()(const Tensor<T, S>& x, const Tensor<U, S2>& src) const {
+        return index_ops::scatter_into_view(
+            x.clone(), src, [&](const Tensor<T, S>& out) { return View{args}(out); });
+    }
+
+    template <std::size_t I, class G, class Y, class X, class Src>
+    auto vjp(const G& g, const Y&, const X&, const Src& src) const {
+        if constexpr (I == 0)
+            return apply_op(view_scatter_op{args}, g, fn::call<fn::zeros_like>(src));
+        else
+            return fn::sum_to(apply_op(View{args}, g), src);
+    }
+};
 
 /// The op of x[i] or x[slice(a, b, c)]; a slice is kept as its bounds, which graph nodes compare.
 inline subscript_op<std::int64_t> subscript_op_of(std::int64_t index) {
@@ -434,8 +469,9 @@ auto apply_op_to_sequence(const Op& op, const list<X...>& xs) {
 
 // ---- on traced or recorded values ------------------------------------------------------------
 
-/// index_select, gather, scatter_add, index_add and one_hot with a traced or recorded operand:
-/// their op objects (the eager functions' semantics and errors, ops_index.hpp).
+/// index_select, gather, scatter_add, index_add, select_scatter, slice_scatter and one_hot with a
+/// traced or recorded operand: their op objects (the eager functions' semantics and errors,
+/// ops_index.hpp).
 template <class X, detail::dim_argument D, class I>
 requires detail::any_symbolic<X, I>
 auto index_select(const X& x, D dim, const I& index) {
@@ -455,6 +491,20 @@ template <class X, detail::dim_argument D, class I, class Src, class Alpha = int
 requires detail::any_symbolic<X, I, Src>
 auto index_add(const X& x, D dim, const I& index, const Src& source, Alpha alpha = {}) {
     return detail::apply_op(detail::index_add_op<D, Alpha>{{dim, alpha}}, x, index, source);
+}
+template <class X, class Src, detail::dim_argument D>
+requires detail::any_symbolic<X, Src>
+auto select_scatter(const X& x, const Src& src, D dim, std::int64_t index) {
+    using view = detail::select_op<D, std::int64_t>;
+    return detail::apply_op(detail::view_scatter_op<view>{{dim, index}}, x, src);
+}
+template <class X, class Src, detail::dim_argument D = int_<0>, class Start = none_t,
+          class Stop = none_t, class Step = int_<1>>
+requires detail::any_symbolic<X, Src>
+auto slice_scatter(const X& x, const Src& src, D dim = {}, Start start = {}, Stop stop = {},
+                   Step step = {}) {
+    using view = detail::slice_op<D, Start, Stop, Step>;
+    return detail::apply_op(detail::view_scatter_op<view>{{dim, start, stop, step}}, x, src);
 }
 template <class I, class C = int_<-1>>
 requires detail::any_symbolic<I> && detail::dim_argument<C>
