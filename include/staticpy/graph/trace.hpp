@@ -87,7 +87,7 @@ auto symbolic(const X& x) {
             (std::make_index_sequence<sizeof...(p)>{});
         });
     } else {
-        return x; // ints, bools, strings, dims: constants of the trace
+        return x; // ints, bools, strings: values (meeting a Tracer, a number is a scalar node)
     }
 }
 
