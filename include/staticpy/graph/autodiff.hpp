@@ -41,6 +41,7 @@ struct grad_input : op_base {
     static constexpr const char* name = "grad_input";
     static constexpr int arity = 1;
     static constexpr op_kind kind = op_kind::same;
+    static constexpr bool tensor_result = true; // a differentiated float is a 0-dim tensor
     template <class T>
     static constexpr T apply(T x) {
         return x;

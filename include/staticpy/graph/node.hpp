@@ -108,12 +108,22 @@ struct scalar {
     children_type children{};
 };
 
+/// The type a number of C++ type T is held in while it is a number: a Python number's own
+/// precision (bool, int64, double). An op converts it to its computation type where it reads it,
+/// as PyTorch converts a wrapped number to the tensor's dtype: 1.1283791670955126_c times a
+/// float64 tensor multiplies by the double, never by its float32 rounding first.
+template <class T>
+using number_precision_t =
+    std::conditional_t<std::is_same_v<T, bool>, bool,
+                       std::conditional_t<std::is_integral_v<T>, std::int64_t, double>>;
+
 /// A number known at compile time (2_c, 0.5_c, True): its value is in the type C, so passes can
-/// fold it and simplify x * 1_c.
+/// fold it and simplify x * 1_c. It promotes as a Python number (scalar_element_t: float32 for a
+/// float) and is held in its own precision (number_precision_t: a double for a float).
 template <class C>
 struct constant {
     static constexpr node_kind kind = node_kind::constant;
-    using value_type = scalar_element_t<C>;
+    using value_type = number_precision_t<scalar_element_t<C>>;
     using shape_type = shape<>;
     using children_type = std::tuple<>;
     using constant_type = C;
@@ -130,12 +140,30 @@ template <class N>
 inline constexpr bool is_number_node_v =
     N::kind == node_kind::scalar || N::kind == node_kind::constant;
 
-/// How node N takes part in type promotion: numbers as Python numbers, the rest as tensors.
+/// Whether node N's value is a number: a number node, or an elementwise node of numbers only
+/// (2.0_c * lr, exp(2.0_c)), which computes as Python's arithmetic on its numbers does: in their
+/// own precision (a double), and promotes with tensors as a Python number.
+template <class N>
+constexpr bool is_number_expression() {
+    if constexpr (is_number_node_v<N>)
+        return true;
+    else if constexpr (N::kind == node_kind::elementwise)
+        return N::number_expression;
+    else
+        return false;
+}
+template <class N>
+inline constexpr bool is_number_expression_v = is_number_expression<N>();
+
+/// How node N takes part in type promotion: numbers (and elementwise nodes of numbers only) as
+/// Python numbers, the rest as tensors.
 template <class N>
 struct promotion_operand {
-    using type =
+    using type = std::conditional_t<
+        N::kind == node_kind::elementwise && is_number_expression_v<N>,
+        scalar_operand<typename N::value_type>,
         operand<typename N::value_type, N::shape_type::rank == 0 ? operand_priority::zero_dim
-                                                                 : operand_priority::dimensioned>;
+                                                                 : operand_priority::dimensioned>>;
 };
 template <class T, std::size_t A>
 struct promotion_operand<scalar<T, A>> {
@@ -153,9 +181,16 @@ template <class F, class... Cs>
 struct ew {
     static constexpr node_kind kind = node_kind::elementwise;
     using functor = F;
+    /// Numbers only: Python's arithmetic, in the numbers' own precision (a cast keeps its type).
+    static constexpr bool number_expression =
+        !F::tensor_result && (is_number_expression_v<Cs> && ...);
     using types = functor_types<F, promotion_operand_t<Cs>...>;
-    using compute_type = typename types::compute;
-    using value_type = typename types::result;
+    template <class T>
+    using precision_t =
+        std::conditional_t<number_expression && F::kind != fn::op_kind::cast,
+                           number_precision_t<T>, T>;
+    using compute_type = precision_t<typename types::compute>;
+    using value_type = precision_t<typename types::result>;
     using shape_type = broadcast_shape_t<typename Cs::shape_type...>;
     using children_type = std::tuple<Cs...>;
     static constexpr bool has_payload = false;

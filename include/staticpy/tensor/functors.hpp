@@ -228,6 +228,9 @@ struct op_base {
     static constexpr bool vectorized = true;
     /// Its work per element relative to an add: how kernels weigh splitting it across threads.
     static constexpr int cost = 1;
+    /// Whether its result is a tensor even where every operand is a number (grad's mark of a
+    /// differentiated float: a 0-dim tensor), not a number as Python's arithmetic on numbers gives.
+    static constexpr bool tensor_result = false;
 };
 
 namespace detail {
