@@ -1,0 +1,8 @@
+// Graph mode against eager mode in float64 over the op table's number ops (op_table.hpp): values,
+// first and second derivatives (op_table_check.hpp).
+
+#include "op_table_check.hpp"
+
+TEST_CASE("op table, number ops: graph and eager agree in float64") {
+    op_table::number_ops([](const auto& op) { op_table::check(op); });
+}
