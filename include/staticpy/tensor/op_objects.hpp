@@ -61,7 +61,9 @@ using namespace staticpy::literals;
 /// in derivatives.yaml, raised there when backward runs): the tape, which records a derivative
 /// when it records the op, and graph autodiff, when it builds the backward graph through it, are
 /// the compile error "staticpy: RuntimeError: the derivative for 'Name' is not implemented.".
-/// (A macro: a static_assert's message is a literal, so the name must be one.)
+/// (A macro: a static_assert's message is a literal, so the name must be one.) It suits an op a
+/// function applies, not an op of a derivative rule: the tape records the rules' ops too, so
+/// instantiating their derivatives with every backward pass, first-order ones included.
 ///   struct my_op { static constexpr const char* name = "my_op"; ...
 ///                  STATICPY_DERIVATIVE_NOT_IMPLEMENTED("my_op") };
 #define STATICPY_DERIVATIVE_NOT_IMPLEMENTED(Name)                                                  \
