@@ -1,7 +1,7 @@
-// The methods of traced and recorded values (PyTorch's Tensor methods: x.where, x.gather, ...)
-// and the derivatives of select_scatter and slice_scatter (tensor/op_objects_index.hpp: x's
-// gradient is g with the view's elements zeroed, src's the view of g), against finite
-// differences in both modes.
+// The methods of traced and recorded values (PyTorch's Tensor methods: x.where, x.masked_fill,
+// x.gather, ...) and the derivatives of select_scatter and slice_scatter
+// (tensor/op_objects_index.hpp: x's gradient is g with the view's elements zeroed, src's the
+// view of g), against finite differences in both modes.
 
 #include <staticpy/staticpy.hpp>
 
@@ -30,12 +30,14 @@ TEST_CASE("d/dx and d/dsrc of slice_scatter with a step, as a method") {
         x, cols, w);
 }
 
-TEST_CASE("where, gather, index_select, add and mul as methods of differentiated values") {
+TEST_CASE(
+    "where, masked_fill, gather, index_select, add and mul as methods of differentiated values") {
     check_gradients<0>(
         [](auto v, auto c) {
             const auto i = tensor<std::int64_t>({{2, 0}, {1, 1}, {3, 0}});
             const auto cols = tensor<std::int64_t>({0, 1});
             return v.where(v > 0.0, v.square())
+                .masked_fill(v < -0.5, 0.25)
                 .gather(1_c, i)
                 .add(1.0)
                 .mul(c.index_select(1_c, cols))

@@ -1,6 +1,10 @@
 // The method forms (x.sum(1_c), x.relu(), x.matmul(w), ...) give exactly what the free
 // functions give: they forward to them.
 
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include <staticpy/tensor/creation.hpp>
@@ -71,6 +75,16 @@ TEST_CASE("arithmetic and comparisons as methods, x.where(condition, y)", "[tens
     // Tensor.where(condition, y) is torch.where(condition, x, y)
     REQUIRE(values(x.where(x > 0.0f, y)) == values(where(x > 0.0f, x, y)));
     REQUIRE(values(x.where(x > 0.0f, y)) == std::vector<float>{2, 2, 3, 5});
+    REQUIRE(values(x.masked_fill(x > 0.0f, 9.0f)) == values(masked_fill(x, x > 0.0f, 9.0f)));
+    REQUIRE(values(x.masked_fill(x > 0.0f, 9.0f)) == std::vector<float>{-1, 9, 9, -4});
+    // in x's dtype, the value converted to it (truncated, as PyTorch's)
+    const auto n = tensor<std::int64_t>({1, 2, 3});
+    const auto m = n.masked_fill(n != 2, 2.7);
+    STATIC_REQUIRE(std::is_same_v<decltype(m)::value_type, std::int64_t>);
+    REQUIRE(values(m) == std::vector<std::int64_t>{2, 2, 2});
+    // a mask that broadcasts: a column of it fills whole rows
+    const auto rows = tensor<bool>({true, false}).unsqueeze(1_c);
+    REQUIRE(values(x.masked_fill(rows, 0.0f)) == std::vector<float>{0, 0, 3, -4});
 }
 
 TEST_CASE("indexing, max/min along a dim, topk and sort as methods", "[tensor][methods]") {

@@ -521,6 +521,24 @@ auto where(const C& cond, const A& a, const B& b) {
     return elementwise<fn::where>(cond, a, b);
 }
 
+/// torch.masked_fill(x, mask, value) / x.masked_fill(mask, value): value where mask (a bool
+/// tensor) is true, else x, in x's dtype (the value converted to it, as PyTorch's); mask and x
+/// broadcast together. Its derivative is where's: x's gradient is g where mask is false, a
+/// tensor value's the sum of g where it is true.
+///   auto y = x.masked_fill(x < 0.0f, 0.0f);
+template <class X, class M, class V>
+requires elementwise_args<X, M, V> && requires {
+    typename X::value_type;
+}
+auto masked_fill(const X& x, const M& mask, const V& value) {
+    auto filled = where(mask, value, x);
+    using T = typename X::value_type;
+    if constexpr (std::is_same_v<typename decltype(filled)::value_type, T>)
+        return filled;
+    else
+        return cast<T>(filled);
+}
+
 namespace detail {
 template <class Self>
 struct where_method {

@@ -251,6 +251,7 @@ concept extent_arguments = (detail::is_extent_argument_v<Args> && ...);
     X(index_add)                                                                                   \
     X(select_scatter)                                                                              \
     X(slice_scatter)                                                                               \
+    X(masked_fill)                                                                                 \
     X(topk)                                                                                        \
     X(sort)                                                                                        \
     X(argsort)
