@@ -44,6 +44,8 @@ struct entry {
     std::string_view note;
     Inputs inputs;
     Call call;
+    /// Whether its gradient is the function's, as finite differences measure it (not detach's).
+    bool finite_differences = true;
 };
 
 template <class Inputs, class Call>
@@ -179,9 +181,11 @@ void rounding_ops(Visit&& visit) {
     visit(elementwise<fn::floor, derivative::zero>("floor", signed_input));
     visit(elementwise<fn::ceil, derivative::zero>("ceil", signed_input));
     visit(elementwise<fn::round, derivative::zero>("round", signed_input));
-    visit(zero_derivative(
+    auto detached = zero_derivative(
         "detach", signed_input, [](auto x) { return x.detach() * x; },
-        "no gradient flows through the detached factor"));
+        "no gradient flows through the detached factor");
+    detached.finite_differences = false;
+    visit(detached);
 }
 
 /// The elementwise ops of two or more operands.
@@ -290,6 +294,18 @@ void index_ops(Visit&& visit) {
     visit(differentiable("index_add", matrix_input, [](auto x) {
         return index_add(x, 1_c, tensor<std::int64_t>({3, 0}), x.narrow(1_c, 0, 2) * 0.5);
     }));
+    visit(differentiable(
+        "select_scatter",
+        [] {
+            return std::tuple{uniform(37, -2, 2, 3_c, 4_c), uniform(38, -2, 2, 4_c)};
+        },
+        [](auto x, auto src) { return select_scatter(x, src, 0_c, 1); }));
+    visit(differentiable(
+        "slice_scatter",
+        [] {
+            return std::tuple{uniform(39, -2, 2, 3_c, 4_c), uniform(50, -2, 2, 3_c, 2_c)};
+        },
+        [](auto x, auto src) { return slice_scatter(x, src, 1_c, 0, None, 2); }));
     visit(differentiable("cat", signed_pair, [](auto a, auto b) {
         return cat(std::tuple{a, b}, 1_c);
     }));
