@@ -38,7 +38,11 @@
 #                                line tables only for debug info (-gline-tables-only: all the
 #                                sanitizers' stack traces need, 2-20% less compile time), and
 #                                without UBSan's alignment and null checks (13 % of the pass's
-#                                compile time; ASan still stops at a null dereference), and
+#                                compile time; ASan still stops at a null dereference), with the
+#                                op table's graph-against-eager checks (tests/autodiff/op_table_*:
+#                                ~100 ops, 8 minutes of clang CPU) compiled without the
+#                                sanitizers' instrumentation (14 s an op with it, 8.5 without:
+#                                their checks are numbers; the ops' memory is the other tests'), and
 #                                without the GPU tests (tests/cuda, label cuda: every case skips
 #                                on a machine without a GPU; the gcc pass builds and runs them),
 #                                and without the MPI tests (tests/distributed, label distributed,

@@ -306,6 +306,13 @@ void index_ops(Visit&& visit) {
             return std::tuple{uniform(39, -2, 2, 3_c, 4_c), uniform(50, -2, 2, 3_c, 2_c)};
         },
         [](auto x, auto src) { return slice_scatter(x, src, 1_c, 0, None, 2); }));
+    visit(differentiable(
+        "masked_fill",
+        [] {
+            const auto a = uniform(51, -2.0, 2.0, 2_c, 5_c);
+            return std::tuple{a > 0.5, a};
+        },
+        [](auto mask, auto x) { return masked_fill(x, mask, 0.25); }));
     visit(differentiable("cat", signed_pair, [](auto a, auto b) {
         return cat(std::tuple{a, b}, 1_c);
     }));
