@@ -10,7 +10,6 @@
 //   visit(differentiable("exp", unit_inputs, [](auto x) { return exp(x); }));
 
 #include <cstdint>
-#include <random>
 #include <string_view>
 #include <tuple>
 #include <utility>
@@ -18,6 +17,8 @@
 #include <staticpy/grad.hpp>
 #include <staticpy/nn.hpp>
 #include <staticpy/staticpy.hpp>
+
+#include "autodiff_test_support.hpp"
 
 namespace op_table {
 
@@ -79,59 +80,53 @@ constexpr auto elementwise(std::string_view name, Inputs inputs, P... params) {
 }
 
 /// A float64 tensor of the given extents, uniform in [lo, hi), from a fixed seed.
-template <class... E>
-auto uniform(std::uint64_t seed, double lo, double hi, E... extents) {
-    auto t = zeros<double>(extents...);
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> u(lo, hi);
-    for (std::int64_t i = 0; i < t.numel(); ++i)
-        t.data()[i] = u(rng);
-    return t;
-}
+using autodiff_test::random_tensor;
 
 // ---- inputs -------------------------------------------------------------------------------------
 
 /// One [2, 5] operand in [0.2, 2): where log, sqrt, rsqrt and the rest are defined.
 inline auto positive_input() {
-    return std::tuple{uniform(11, 0.2, 2.0, 2_c, 5_c)};
+    return std::tuple{random_tensor(11, 0.2, 2.0, 2_c, 5_c)};
 }
 /// One [2, 5] operand in [-2, 2) (kinks at 0 are met with probability 0).
 inline auto signed_input() {
-    return std::tuple{uniform(12, -2.0, 2.0, 2_c, 5_c)};
+    return std::tuple{random_tensor(12, -2.0, 2.0, 2_c, 5_c)};
 }
 /// Two [2, 5] operands in [-2, 2).
 inline auto signed_pair() {
-    return std::tuple{uniform(13, -2.0, 2.0, 2_c, 5_c), uniform(14, -2.0, 2.0, 2_c, 5_c)};
+    return std::tuple{random_tensor(13, -2.0, 2.0, 2_c, 5_c),
+                      random_tensor(14, -2.0, 2.0, 2_c, 5_c)};
 }
 /// A [2, 5] operand and a broadcast [5] one, both in [0.2, 2).
 inline auto broadcast_pair() {
-    return std::tuple{uniform(15, 0.2, 2.0, 2_c, 5_c), uniform(16, 0.2, 2.0, 5_c)};
+    return std::tuple{random_tensor(15, 0.2, 2.0, 2_c, 5_c), random_tensor(16, 0.2, 2.0, 5_c)};
 }
 /// A [3, 4] operand in [-2, 2) for the reductions.
 inline auto matrix_input() {
-    return std::tuple{uniform(17, -2.0, 2.0, 3_c, 4_c)};
+    return std::tuple{random_tensor(17, -2.0, 2.0, 3_c, 4_c)};
 }
 /// Probabilities in (0.05, 0.95) and targets in [0, 1).
 inline auto probability_pair() {
-    return std::tuple{uniform(18, 0.05, 0.95, 2_c, 5_c), uniform(19, 0.0, 1.0, 2_c, 5_c)};
+    return std::tuple{random_tensor(18, 0.05, 0.95, 2_c, 5_c),
+                      random_tensor(19, 0.0, 1.0, 2_c, 5_c)};
 }
 /// An image batch [2, 3, 6, 6].
 inline auto image_input() {
-    return std::tuple{uniform(20, -2.0, 2.0, 2_c, 3_c, 6_c, 6_c)};
+    return std::tuple{random_tensor(20, -2.0, 2.0, 2_c, 3_c, 6_c, 6_c)};
 }
 /// A bool condition, then two operands.
 inline auto condition_pair() {
-    const auto a = uniform(21, -2.0, 2.0, 2_c, 5_c);
-    return std::tuple{a > 0.0, a, uniform(22, -2.0, 2.0, 2_c, 5_c)};
+    const auto a = random_tensor(21, -2.0, 2.0, 2_c, 5_c);
+    return std::tuple{a > 0.0, a, random_tensor(22, -2.0, 2.0, 2_c, 5_c)};
 }
 /// A [3, 4] operand and an int64 [3, 2] index of its columns.
 inline auto gather_inputs() {
-    return std::tuple{uniform(23, -2.0, 2.0, 3_c, 4_c),
+    return std::tuple{random_tensor(23, -2.0, 2.0, 3_c, 4_c),
                       tensor<std::int64_t>({{0, 3}, {2, 2}, {1, 0}})};
 }
 /// Logits [4, 5] and class targets.
 inline auto class_inputs() {
-    return std::tuple{uniform(24, -2.0, 2.0, 4_c, 5_c), tensor<std::int64_t>({0, 4, 2, 2})};
+    return std::tuple{random_tensor(24, -2.0, 2.0, 4_c, 5_c), tensor<std::int64_t>({0, 4, 2, 2})};
 }
 
 // ---- the families -------------------------------------------------------------------------------
@@ -253,14 +248,15 @@ void view_ops(Visit&& visit) {
     visit(differentiable(
         "matmul",
         [] {
-            return std::tuple{uniform(30, -1, 1, 3_c, 4_c), uniform(31, -1, 1, 4_c, 2_c)};
+            return std::tuple{random_tensor(30, -1, 1, 3_c, 4_c),
+                              random_tensor(31, -1, 1, 4_c, 2_c)};
         },
         [](auto a, auto b) { return matmul(a, b); }));
     visit(differentiable(
         "linear",
         [] {
-            return std::tuple{uniform(32, -1, 1, 3_c, 4_c), uniform(33, -1, 1, 2_c, 4_c),
-                              uniform(34, -1, 1, 2_c)};
+            return std::tuple{random_tensor(32, -1, 1, 3_c, 4_c),
+                              random_tensor(33, -1, 1, 2_c, 4_c), random_tensor(34, -1, 1, 2_c)};
         },
         [](auto x, auto w, auto b) { return linear(x, w, b); }));
     visit(differentiable("transpose", matrix_input, [](auto x) { return x.transpose(0_c, 1_c); }));
@@ -270,10 +266,10 @@ void view_ops(Visit&& visit) {
     visit(differentiable("flatten", matrix_input, [](auto x) { return x.flatten(); }));
     visit(differentiable("unsqueeze", matrix_input, [](auto x) { return x.unsqueeze(1_c); }));
     visit(differentiable(
-        "squeeze", [] { return std::tuple{uniform(35, -1, 1, 3_c, 1_c)}; },
+        "squeeze", [] { return std::tuple{random_tensor(35, -1, 1, 3_c, 1_c)}; },
         [](auto x) { return x.squeeze(1_c); }));
     visit(differentiable(
-        "expand", [] { return std::tuple{uniform(36, -1, 1, 3_c, 1_c)}; },
+        "expand", [] { return std::tuple{random_tensor(36, -1, 1, 3_c, 1_c)}; },
         [](auto x) { return x.expand(3_c, 4_c); }));
     visit(differentiable("select", matrix_input, [](auto x) { return x.select(0_c, 1); }));
     visit(differentiable("narrow", matrix_input, [](auto x) { return x.narrow(1_c, 1, 2); }));
@@ -297,19 +293,20 @@ void index_ops(Visit&& visit) {
     visit(differentiable(
         "select_scatter",
         [] {
-            return std::tuple{uniform(37, -2, 2, 3_c, 4_c), uniform(38, -2, 2, 4_c)};
+            return std::tuple{random_tensor(37, -2, 2, 3_c, 4_c), random_tensor(38, -2, 2, 4_c)};
         },
         [](auto x, auto src) { return select_scatter(x, src, 0_c, 1); }));
     visit(differentiable(
         "slice_scatter",
         [] {
-            return std::tuple{uniform(39, -2, 2, 3_c, 4_c), uniform(50, -2, 2, 3_c, 2_c)};
+            return std::tuple{random_tensor(39, -2, 2, 3_c, 4_c),
+                              random_tensor(50, -2, 2, 3_c, 2_c)};
         },
         [](auto x, auto src) { return slice_scatter(x, src, 1_c, 0, None, 2); }));
     visit(differentiable(
         "masked_fill",
         [] {
-            const auto a = uniform(51, -2.0, 2.0, 2_c, 5_c);
+            const auto a = random_tensor(51, -2.0, 2.0, 2_c, 5_c);
             return std::tuple{a > 0.5, a};
         },
         [](auto mask, auto x) { return masked_fill(x, mask, 0.25); }));
@@ -327,8 +324,9 @@ void nn_ops(Visit&& visit) {
     visit(differentiable(
         "conv2d",
         [] {
-            return std::tuple{uniform(40, -1, 1, 2_c, 3_c, 6_c, 6_c),
-                              uniform(41, -1, 1, 4_c, 3_c, 3_c, 3_c), uniform(42, -1, 1, 4_c)};
+            return std::tuple{random_tensor(40, -1, 1, 2_c, 3_c, 6_c, 6_c),
+                              random_tensor(41, -1, 1, 4_c, 3_c, 3_c, 3_c),
+                              random_tensor(42, -1, 1, 4_c)};
         },
         [](auto x, auto w, auto b) { return conv2d(x, w, b, 2_c, 1_c); }));
     visit(differentiable("max_pool2d", image_input, [](auto x) { return max_pool2d(x, 2_c); }));
@@ -339,22 +337,23 @@ void nn_ops(Visit&& visit) {
     visit(differentiable(
         "layer_norm",
         [] {
-            return std::tuple{uniform(43, -2, 2, 3_c, 4_c), uniform(44, 0.5, 1.5, 4_c),
-                              uniform(45, -1, 1, 4_c)};
+            return std::tuple{random_tensor(43, -2, 2, 3_c, 4_c), random_tensor(44, 0.5, 1.5, 4_c),
+                              random_tensor(45, -1, 1, 4_c)};
         },
         [](auto x, auto w, auto b) { return F::layer_norm(x, 4_c, w, b); }));
     visit(differentiable(
         "batch_norm",
         [] {
-            return std::tuple{uniform(46, -2, 2, 4_c, 3_c), uniform(47, 0.5, 1.5, 3_c),
-                              uniform(48, -1, 1, 3_c)};
+            return std::tuple{random_tensor(46, -2, 2, 4_c, 3_c), random_tensor(47, 0.5, 1.5, 3_c),
+                              random_tensor(48, -1, 1, 3_c)};
         },
         [](auto x, auto w, auto b) { return F::batch_norm(x, None, None, w, b, true); },
         "training: the batch's statistics"));
     visit(differentiable(
         "embedding",
         [] {
-            return std::tuple{tensor<std::int64_t>({{1, 3}, {3, 0}}), uniform(49, -1, 1, 4_c, 3_c)};
+            return std::tuple{tensor<std::int64_t>({{1, 3}, {3, 0}}),
+                              random_tensor(49, -1, 1, 4_c, 3_c)};
         },
         [](auto i, auto w) { return F::embedding(i, w); }));
     visit(differentiable(

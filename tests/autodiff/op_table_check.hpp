@@ -174,7 +174,7 @@ void check(const Entry& op) {
                 // Of sum(op(x...) * w), w random, so that each element of the result weighs
                 // differently.
                 using result_t = typename std::remove_cvref_t<decltype(y.second)>::value_type;
-                const auto w = uniform(7, -1, 1, y.second.shape());
+                const auto w = random_tensor(7, -1, 1, y.second.shape());
                 const auto call = op.call;
                 const auto f = [call, w](const auto&... a) { return (call(a...) * w).sum(); };
                 check_first_derivatives<positions>(
@@ -182,7 +182,7 @@ void check(const Entry& op) {
                 using functor = typename Entry::functor;
                 if constexpr (!std::is_void_v<functor> && Entry::status == derivative::implemented)
                     check_second_derivatives<functor, positions>(
-                        w, uniform(8, -1, 1, y.second.shape()), op.call.params, x...);
+                        w, random_tensor(8, -1, 1, y.second.shape()), op.call.params, x...);
             }
         },
         inputs);
