@@ -340,7 +340,8 @@ void nn_ops(Visit&& visit) {
             return std::tuple{random_tensor(43, -2, 2, 3_c, 4_c), random_tensor(44, 0.5, 1.5, 4_c),
                               random_tensor(45, -1, 1, 4_c)};
         },
-        [](auto x, auto w, auto b) { return F::layer_norm(x, 4_c, w, b); }));
+        [](auto x, auto w, auto b) { return F::layer_norm(x, 4_c, w, b); },
+        "second derivatives zero (first-order only, not PyTorch's)"));
     visit(differentiable(
         "batch_norm",
         [] {
@@ -348,7 +349,8 @@ void nn_ops(Visit&& visit) {
                               random_tensor(48, -1, 1, 3_c)};
         },
         [](auto x, auto w, auto b) { return F::batch_norm(x, None, None, w, b, true); },
-        "training: the batch's statistics"));
+        "training: the batch's statistics; second derivatives zero (first-order only, not "
+        "PyTorch's)"));
     visit(differentiable(
         "embedding",
         [] {
@@ -364,8 +366,9 @@ void nn_ops(Visit&& visit) {
 /// torch.nn.functional's losses.
 template <class Visit>
 void loss_ops(Visit&& visit) {
-    visit(differentiable("cross_entropy", class_inputs,
-                         [](auto x, auto t) { return F::cross_entropy(x, t); }));
+    visit(differentiable(
+        "cross_entropy", class_inputs, [](auto x, auto t) { return F::cross_entropy(x, t); },
+        "second derivatives zero (first-order only, not PyTorch's)"));
     visit(differentiable("nll_loss", class_inputs,
                          [](auto x, auto t) { return F::nll_loss(log_softmax(x, 1_c), t); }));
     visit(
