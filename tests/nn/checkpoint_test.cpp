@@ -173,7 +173,8 @@ TEST_CASE("every dtype and rank round-trips through a file, bit for bit") {
     sd.emplace("bool", nn::optim::state_value(tensor<bool>({{true, false}, {false, true}})));
     sd.emplace("u8", nn::optim::state_value(tensor<std::uint8_t>({0, 255, 17})));
     sd.emplace("i32", nn::optim::state_value(tensor<std::int32_t>({-2147483647 - 1, 5})));
-    sd.emplace("i64", nn::optim::state_value(tensor<std::int64_t>({{-1}, {1LL << 62}})));
+    sd.emplace("i64", nn::optim::state_value(
+                          tensor<std::int64_t>({{std::int64_t{-1}}, {std::int64_t{1} << 62}})));
     sd.emplace("f32", nn::optim::state_value(randn<float>(3_c, 4_c, 5_c, gen)));
     sd.emplace("f64", nn::optim::state_value(randn<double>(2_c, 1_c, 2_c, 1_c, 2_c, gen)));
     sd.emplace("rank8",
