@@ -106,7 +106,7 @@ TEST_CASE("emulated device: one_hot, cat and stack there, as on the CPU") {
     CHECK(hot.is_cuda());
     require_close(hot, one_hot(labels, 6_c), 0.0);
     require_close(one_hot(labels.cuda().t()), one_hot(labels.t()), 0.0);
-    CHECK(one_hot(tensor<std::int64_t>({}).cuda(), 3).is_cuda());
+    CHECK(one_hot(zeros<std::int64_t>(0).cuda(), 3).is_cuda());
     CHECK(test_errors::error_of<RuntimeError>([&] { (void)one_hot(labels.cuda(), 4); }) ==
           "Class values must be smaller than num_classes.");
     CHECK(test_errors::error_of<RuntimeError>([&] { (void)one_hot((labels - 1).cuda()); }) ==
