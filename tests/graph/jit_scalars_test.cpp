@@ -166,7 +166,7 @@ TEST_CASE("grad and value_and_grad: an extra number argument, in both modes") {
     }
 }
 
-TEST_CASE("grad by a float argument declared auto; the others given as numbers") {
+TEST_CASE("grad by a float argument declared auto, the others given as numbers") {
     const auto w = tensor<double>({1, 2, 3});
     // d/d lr of lr * sum(w) * k = sum(w) * k, with k a number parameter.
     const auto f = [](auto w_, auto lr, double k) { return (w_ * lr).sum() * k; };
