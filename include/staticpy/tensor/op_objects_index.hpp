@@ -66,20 +66,30 @@ auto onto_start(const L& self, const Device& device) {
         return self.clone();
 }
 
+/// View's name followed by Suffix::text, as a static string ("select" + "_backward"): the names
+/// of the ops derived from a view.
+template <class View, class Suffix>
+inline constexpr auto suffixed_name = [] {
+    constexpr std::string_view view = View::name, suffix = Suffix::text;
+    std::array<char, view.size() + suffix.size() + 1> text{};
+    std::copy(view.begin(), view.end(), text.begin());
+    std::copy(suffix.begin(), suffix.end(), text.begin() + view.size());
+    return text;
+}();
+struct backward_suffix {
+    static constexpr std::string_view text = "_backward";
+};
+struct scatter_suffix {
+    static constexpr std::string_view text = "_scatter";
+};
+
 /// The derivative of a view that takes some of x's elements (View: select_op, slice_op, ...): g
 /// where the view took its elements from, zeros elsewhere (PyTorch's select_backward,
 /// slice_backward). Operand 1 is x, of which only the shape is read.
 template <class View>
 struct view_backward_op {
-    /// "<view>_backward".
-    static constexpr auto name_text = [] {
-        constexpr std::string_view view = View::name, suffix = "_backward";
-        std::array<char, view.size() + suffix.size() + 1> text{};
-        std::copy(view.begin(), view.end(), text.begin());
-        std::copy(suffix.begin(), suffix.end(), text.begin() + view.size());
-        return text;
-    }();
-    static constexpr const char* name = name_text.data();
+    static constexpr const char* name =
+        suffixed_name<View, backward_suffix>.data(); // "<view>_backward"
     static constexpr bool eager_on_cuda = true;
     static constexpr std::array<bool, 2> reads{true, false};
     [[no_unique_address]] decltype(View::args) args;
@@ -112,15 +122,8 @@ auto view_backward(const View& view, const G& g, const X& x) {
 /// scattered over by zeros); for src, the view of g.
 template <class View>
 struct view_scatter_op {
-    /// "<view>_scatter".
-    static constexpr auto name_text = [] {
-        constexpr std::string_view view = View::name, suffix = "_scatter";
-        std::array<char, view.size() + suffix.size() + 1> text{};
-        std::copy(view.begin(), view.end(), text.begin());
-        std::copy(suffix.begin(), suffix.end(), text.begin() + view.size());
-        return text;
-    }();
-    static constexpr const char* name = name_text.data();
+    static constexpr const char* name =
+        suffixed_name<View, scatter_suffix>.data(); // "<view>_scatter"
     static constexpr bool eager_on_cuda = true;
     [[no_unique_address]] decltype(View::args) args;
 
