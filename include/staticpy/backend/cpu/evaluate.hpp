@@ -695,15 +695,28 @@ private:
     // ---- fused elementwise: store ------------------------------------------------------------
 
     template <std::size_t Root>
-    using kernel_t = detail::region_kernel<Prog, Root>;
+    using kernel_t = detail::region_kernel<detail::region_spec_t<Prog, Root>>;
 
     /// Calls f(std::integral_constant<std::size_t, L>) for each leaf slot L of region Root.
     template <std::size_t Root, class F>
     static void for_each_leaf(F&& f) {
+        using region = graph::region<Prog, Root>;
         [&]<std::size_t... J>(std::index_sequence<J...>) {
-            (f(std::integral_constant<std::size_t, kernel_t<Root>::region::leaf_slots[J]>{}), ...);
+            (f(std::integral_constant<std::size_t, region::leaf_slots[J]>{}), ...);
         }
-        (typename kernel_t<Root>::leaf_sequence{});
+        (std::make_index_sequence<region::leaf_count>{});
+    }
+
+    /// Fills the kernel of region Root with the values of its run-time numbers.
+    template <std::size_t Root>
+    void fill_numbers(kernel_t<Root>& k) const {
+        using region = graph::region<Prog, Root>;
+        [&]<std::size_t... K>(std::index_sequence<K...>) {
+            ((indexed::get<K>(k.values) =
+                  node<region::members[kernel_t<Root>::number_members[K]]>().value),
+             ...);
+        }
+        (std::make_index_sequence<kernel_t<Root>::numbers>{});
     }
 
     /// The loop nest of region Root over the iteration space `sizes`, its sink having `sink`
@@ -716,9 +729,9 @@ private:
         constexpr std::size_t L = kernel_t<Root>::leaves;
         std::array<std::array<std::int64_t, R>, L + 1> strides{};
         strides[L] = sink;
-        k.nodes = &nodes_;
+        fill_numbers<Root>(k);
         for_each_leaf<Root>([&](auto leaf) {
-            constexpr std::size_t l = kernel_t<Root>::region::leaf_index[leaf()];
+            constexpr std::size_t l = graph::region<Prog, Root>::leaf_index[leaf()];
             const auto& t = tensor<leaf()>();
             indexed::get<l>(k.data) = t.data();
             strides[l] = kernels::broadcast_strides(t.sizes(), t.strides(), sizes);

@@ -5,9 +5,9 @@
 // written: intermediate values live in registers. A region either stores its value or accumulates
 // it into a reduction, so sum(x * y) reads x and y once and writes only the sum.
 //
-// region_kernel<Prog, Root> is the kernel of region Root: its leaves are the stored slots
-// the region reads (each with its own strides over the iteration space), its numbers are held as
-// values (as batches, hoisted out of the loop, when it runs on SIMD batches).
+// region_kernel<region_spec_t<Prog, Root>> is the kernel of region Root: its leaves are the
+// stored slots the region reads (each with its own strides over the iteration space), its numbers
+// are held as values (as batches, hoisted out of the loop, when it runs on SIMD batches).
 
 #include <array>
 #include <cstddef>
@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "staticpy/core/indexed.hpp"
+#include "staticpy/core/selection.hpp"
 #include "staticpy/graph/program.hpp"
 #include "staticpy/kernels/elementwise.hpp"
 
@@ -30,195 +31,280 @@ using kernels::loop_nest;
 using kernels::parallel_chunks;
 using kernels::threads_for;
 
-// ---- evaluating a region per element -----------------------------------------------------------
+// ---- a region as what it computes ------------------------------------------------------------
+//
+// A kernel is keyed by what its region computes, not by the program it came from: its members in
+// order (operands before their users), each a leaf read from memory, a number, or a functor over
+// earlier members. Shapes and slots are not part of it. So one computation met in two programs
+// (a training step and its forward-backward graph, the speculative and the exact numbering) or
+// twice in one (every parameter's SGD update, p - lr * g) is one kernel, compiled once, and its
+// functions' names spell a few functors rather than the whole program.
 
 namespace detail {
 
-template <class Prog, std::size_t S>
-using slot_value_t = typename Prog::template node_at<S>::value_type;
+/// What a member of a region is.
+enum class member_role { leaf, number, constant, op };
 
-/// Whether a computed slot S of a region on batches of T reads each operand as it is: operand
-/// K's value is already its computation type (T, or where's bool condition computed in the
-/// region as a batch's mask by a comparison), or it is a number, splat into a batch of T.
-template <class Prog, std::size_t S, class T>
-constexpr bool operands_read_as_batches() {
-    using node = typename Prog::template node_at<S>;
-    return []<std::size_t... K>(std::index_sequence<K...>) {
-        auto operand_ok = []<std::size_t Op, class C>(std::integral_constant<std::size_t, Op>,
-                                                      std::type_identity<C>) {
-            using operand = typename Prog::template node_at<Op>;
-            if constexpr (graph::is_number_node_v<operand>)
-                return std::is_same_v<C, T>;
-            else if constexpr (std::is_same_v<C, bool>)
-                return std::is_same_v<typename operand::value_type, bool> && !Prog::stored[Op];
-            else
-                return std::is_same_v<C, T> && std::is_same_v<typename operand::value_type, T>;
-        };
-        return (operand_ok(
-                    std::integral_constant<std::size_t, Prog::template instr_at<S>::operands[K]>{},
-                    std::type_identity<graph::ew_operand_compute_t<node, K>>{}) &&
-                ...);
-    }
-    (std::make_index_sequence<Prog::template instr_at<S>::arity>{});
-}
+/// A member read from memory, through its leaf pointer.
+template <class V>
+struct leaf_member {
+    static constexpr member_role role = member_role::leaf;
+    using value_type = V;
+};
+/// A number known at run time (a scalar node): its value is held in the kernel.
+template <class V>
+struct number_member {
+    static constexpr member_role role = member_role::number;
+    using value_type = V;
+};
+/// A number known at compile time: graph::constant<C>'s value.
+template <class C>
+struct constant_member {
+    static constexpr member_role role = member_role::constant;
+    using value_type = typename graph::constant<C>::value_type;
+    static constexpr auto value = C::value;
+};
+/// Functor F over the members at positions Operands, computing in Compute, giving V.
+template <class F, class V, class Compute, std::size_t... Operands>
+struct op_member {
+    static constexpr member_role role = member_role::op;
+    using functor = F;
+    using value_type = V;
+    using compute_type = Compute;
+    static constexpr std::size_t arity = sizeof...(Operands);
+    static constexpr std::array<std::size_t, sizeof...(Operands)> operands{Operands...};
+    /// The type operand I is converted to before F::apply (graph::ew_operand_compute_t).
+    template <std::size_t I>
+    using operand_compute_t =
+        std::conditional_t<F::kind == fn::op_kind::select && I == 0, bool, Compute>;
+};
 
-/// Whether a region can run on SIMD batches of T: its leaves are T, its numbers arithmetic (splat
-/// into batches of T), and each computation is in T, gives T or a bool (a comparison's mask), and
-/// takes batches (operands_read_as_batches).
-template <class Prog, class Region, class T, std::size_t... J>
-constexpr bool region_simd_able(std::index_sequence<J...>) {
-    if constexpr (!kernels::simd_type_v<T>) {
-        return false;
-    } else {
-        auto slot_ok = []<std::size_t I>(std::integral_constant<std::size_t, I>) {
-            using node = typename Prog::template node_at<I>;
-            using V = typename node::value_type;
-            if constexpr (graph::is_number_node_v<node>)
-                return std::is_arithmetic_v<V>;
-            else if constexpr (Region::is_leaf(I))
-                return std::is_same_v<V, T>;
-            else {
-                constexpr bool gives_batch_or_mask =
-                    std::is_same_v<V, T> || std::is_same_v<V, bool>;
-                return node::functor::vectorized && gives_batch_or_mask &&
-                       std::is_same_v<typename node::compute_type, T> &&
-                       operands_read_as_batches<Prog, I, T>();
-            }
-        };
-        return (slot_ok(std::integral_constant<std::size_t, Region::members[J]>{}) && ...);
-    }
-}
+/// The members of a region, in order; the last is its root.
+template <class... Members>
+struct region_spec {};
 
-/// The work per element of a region: the sum of its ops' costs (op_base::cost).
-template <class Prog, class Region, std::size_t... J>
-constexpr int region_cost(std::index_sequence<J...>) {
-    auto slot_cost = []<std::size_t I>(std::integral_constant<std::size_t, I>) {
-        using node = typename Prog::template node_at<I>;
-        if constexpr (Region::is_leaf(I) || graph::is_number_node_v<node>)
-            return 0;
-        else
-            return node::functor::cost;
-    };
-    return (0 + ... + slot_cost(std::integral_constant<std::size_t, Region::members[J]>{}));
-}
-
-/// The kernel (kernels/elementwise.hpp) of the region rooted at slot Root: each leaf's base
-/// pointer, and the node objects for the numbers' values.
-template <class Prog, std::size_t Root>
-struct region_kernel {
+/// Slot S of Prog as a member of the region rooted at Root.
+template <class Prog, std::size_t Root, std::size_t S,
+          class Operands = std::make_index_sequence<Prog::template instr_at<S>::arity>>
+struct member_of;
+template <class Prog, std::size_t Root, std::size_t S, std::size_t... K>
+struct member_of<Prog, Root, S, std::index_sequence<K...>> {
     using region = graph::region<Prog, Root>;
-    static constexpr std::size_t N = Prog::size;
-    static constexpr std::size_t leaves = region::leaf_count;
-    using value_type = slot_value_t<Prog, Root>;
-    /// The region's values are kept by member position (region::member_index), its leaves'
-    /// pointers by leaf position: a few each, where the program has a hundred slots.
-    using member_sequence = std::make_index_sequence<region::member_count>;
-    using leaf_sequence = std::make_index_sequence<leaves>;
-    static constexpr bool simd = region_simd_able<Prog, region, value_type>(member_sequence{});
-    static constexpr int cost = region_cost<Prog, region>(member_sequence{});
+    using node = typename Prog::template node_at<S>;
+    static auto pick() {
+        if constexpr (region::is_leaf(S))
+            return std::type_identity<leaf_member<typename node::value_type>>{};
+        else if constexpr (node::kind == graph::node_kind::scalar)
+            return std::type_identity<number_member<typename node::value_type>>{};
+        else if constexpr (node::kind == graph::node_kind::constant)
+            return std::type_identity<constant_member<typename node::constant_type>>{};
+        else
+            return std::type_identity<
+                op_member<typename node::functor, typename node::value_type,
+                          typename node::compute_type,
+                          region::member_index[Prog::template instr_at<S>::operands[K]]...>>{};
+    }
+    using type = typename decltype(pick())::type;
+};
+
+template <class Prog, std::size_t Root, class Seq>
+struct region_spec_of;
+template <class Prog, std::size_t Root, std::size_t... J>
+struct region_spec_of<Prog, Root, std::index_sequence<J...>> {
+    using region = graph::region<Prog, Root>;
+    using type = region_spec<typename member_of<Prog, Root, region::members[J]>::type...>;
+};
+/// What the region rooted at slot Root of Prog computes.
+template <class Prog, std::size_t Root>
+using region_spec_t = typename region_spec_of<
+    Prog, Root, std::make_index_sequence<graph::region<Prog, Root>::member_count>>::type;
+
+template <class Spec>
+struct region_kernel;
+
+/// The kernel (kernels/elementwise.hpp) of a region: each leaf's base pointer and each run-time
+/// number's value, both filled by the evaluator (by leaf and by number position).
+template <class... M>
+struct region_kernel<region_spec<M...>> {
+    static constexpr std::size_t member_count = sizeof...(M);
+    using members_t = indexed::pack<M...>;
+    template <std::size_t J>
+    using member_t = indexed::type_at<J, members_t>;
+    template <std::size_t J>
+    using member_value_t = typename member_t<J>::value_type;
+    static constexpr std::array<bool, member_count> leaf_mask{(M::role == member_role::leaf)...};
+    static constexpr std::array<bool, member_count> number_mask{
+        (M::role == member_role::number)...};
+    static constexpr std::size_t leaves = selection::count(leaf_mask);
+    static constexpr std::size_t numbers = selection::count(number_mask);
+    /// Member J's position among the leaves, and among the run-time numbers.
+    static constexpr auto leaf_index = selection::ranks(leaf_mask);
+    static constexpr auto number_index = selection::ranks(number_mask);
+    static constexpr auto leaf_members = selection::chosen<leaves>(leaf_mask);
+    static constexpr auto number_members = selection::chosen<numbers>(number_mask);
+    using value_type = member_value_t<member_count - 1>;
+    using member_sequence = std::make_index_sequence<member_count>;
     using offsets_t = std::array<std::int64_t, leaves + 1>;
+
+    template <std::size_t J>
+    static constexpr bool is_number_member =
+        member_t<J>::role == member_role::number || member_t<J>::role == member_role::constant;
+
+    /// Whether op member J on batches of T reads each operand as it is: the operand's value is
+    /// already its computation type (T, or where's bool condition computed in the region as a
+    /// batch's mask by a comparison), or it is a number, splat into a batch of T.
+    template <std::size_t J, class T, std::size_t K>
+    static constexpr bool operand_reads_as_batch() {
+        using m = member_t<J>;
+        constexpr std::size_t o = m::operands[K];
+        using C = typename m::template operand_compute_t<K>;
+        if constexpr (is_number_member<o>)
+            return std::is_same_v<C, T>;
+        else if constexpr (std::is_same_v<C, bool>)
+            return std::is_same_v<member_value_t<o>, bool> &&
+                   member_t<o>::role == member_role::op;
+        else
+            return std::is_same_v<C, T> && std::is_same_v<member_value_t<o>, T>;
+    }
+    template <std::size_t J, class T>
+    static constexpr bool member_simd_able() {
+        using m = member_t<J>;
+        using V = typename m::value_type;
+        if constexpr (is_number_member<J>)
+            return std::is_arithmetic_v<V>;
+        else if constexpr (m::role == member_role::leaf)
+            return std::is_same_v<V, T>;
+        else
+            return m::functor::vectorized &&
+                   (std::is_same_v<V, T> || std::is_same_v<V, bool>)&&std::
+                       is_same_v<typename m::compute_type, T> &&
+                   []<std::size_t... K>(std::index_sequence<K...>) {
+                       return (operand_reads_as_batch<J, T, K>() && ...);
+                   }(std::make_index_sequence<m::arity>{});
+    }
+    /// Whether the region runs on SIMD batches of its type: its leaves are of it, its numbers
+    /// arithmetic (splat into batches), and each computation is in it, gives it or a bool (a
+    /// comparison's mask), and takes batches (operand_reads_as_batch).
+    static constexpr bool simd = [] {
+        if constexpr (!kernels::simd_type_v<value_type>)
+            return false;
+        else
+            return []<std::size_t... J>(std::index_sequence<J...>) {
+                return (member_simd_able<J, value_type>() && ...);
+            }(member_sequence{});
+    }();
+    /// The work per element: the sum of its ops' costs (op_base::cost).
+    static constexpr int cost = [] {
+        int c = 0;
+        ((c += [] {
+              if constexpr (M::role == member_role::op)
+                  return M::functor::cost;
+              else
+                  return 0;
+          }()),
+         ...);
+        return c;
+    }();
 
     template <class Seq>
     struct pointers_of;
-    template <std::size_t... J>
-    struct pointers_of<std::index_sequence<J...>> {
-        using type = indexed::pack<const slot_value_t<Prog, region::leaf_slots[J]>*...>;
+    template <std::size_t... L>
+    struct pointers_of<std::index_sequence<L...>> {
+        using type = indexed::pack<const member_value_t<leaf_members[L]>*...>;
     };
-    using pointers_t = typename pointers_of<leaf_sequence>::type;
+    using pointers_t = typename pointers_of<std::make_index_sequence<leaves>>::type;
+    template <class Seq>
+    struct numbers_of;
+    template <std::size_t... K>
+    struct numbers_of<std::index_sequence<K...>> {
+        using type = indexed::pack<member_value_t<number_members[K]>...>;
+    };
+    using numbers_t = typename numbers_of<std::make_index_sequence<numbers>>::type;
 
-    pointers_t data{};                           // leaves' first elements, by leaf position
-    const graph::node_pointers_t<Prog>* nodes{}; // for the numbers' values
+    pointers_t data{};   // leaves' first elements, by leaf position
+    numbers_t values{};  // run-time numbers, by number position
 
-    /// The region's values, member J's of type Value<region::members[J]> (the slot's own type
-    /// for one element, a batch of the root's type on SIMD batches).
+    /// Number member J's value.
+    template <std::size_t J>
+    auto number_value() const {
+        using m = member_t<J>;
+        if constexpr (m::role == member_role::constant)
+            return static_cast<typename m::value_type>(m::value);
+        else
+            return indexed::get<number_index[J]>(values);
+    }
+
+    /// The region's values, member J's of type Value<J> (its own type for one element, a batch
+    /// of the root's type on SIMD batches).
     template <template <std::size_t> class Value, class Seq>
     struct values_of;
     template <template <std::size_t> class Value, std::size_t... J>
     struct values_of<Value, std::index_sequence<J...>> {
-        using type = indexed::pack<Value<region::members[J]>...>;
+        using type = indexed::pack<Value<J>...>;
     };
-    /// Member slot S's value in v.
-    template <std::size_t S, class Values>
-    static constexpr auto& value_at(Values& v) {
-        return indexed::get<region::member_index[S]>(v);
-    }
 
-    template <std::size_t S>
-    auto number_value() const {
-        using node = typename Prog::template node_at<S>;
-        if constexpr (node::kind == graph::node_kind::constant)
-            return static_cast<typename node::value_type>(node::value);
-        else
-            return graph::node_of<Prog, S>(*nodes).value;
-    }
-
-    /// Evaluates the region's slots in order into v: leaves through read(S), numbers through
-    /// number(S), and every elementwise node by its op's apply() on its operands' values, each
-    /// first passed through convert(S, I, value) (the scalar path converts to the node's
-    /// computation type; batches are in it already).
+    /// Evaluates the members in order into v: leaves through read(J), numbers through
+    /// number(J), and every op by its functor's apply() on its operands' values, each first
+    /// passed through convert(J, I, value) (the scalar path converts to the op's computation
+    /// type; batches are in it already).
     template <class Values, class Read, class Number, class Convert>
     static void evaluate(Values& v, const Read& read, const Number& number,
                          const Convert& convert) {
         [&]<std::size_t... J>(std::index_sequence<J...>) {
-            (evaluate_slot<region::members[J]>(v, read, number, convert), ...);
+            (evaluate_member<J>(v, read, number, convert), ...);
         }
         (member_sequence{});
     }
-    template <std::size_t S, class Values, class Read, class Number, class Convert>
-    static void evaluate_slot(Values& v, const Read& read, const Number& number,
-                              const Convert& convert) {
-        using node = typename Prog::template node_at<S>;
-        using V = std::remove_reference_t<decltype(value_at<S>(v))>;
-        if constexpr (region::is_leaf(S))
-            value_at<S>(v) = read(std::integral_constant<std::size_t, S>{});
-        else if constexpr (graph::is_number_node_v<node>)
-            value_at<S>(v) = number(std::integral_constant<std::size_t, S>{});
+    template <std::size_t J, class Values, class Read, class Number, class Convert>
+    static void evaluate_member(Values& v, const Read& read, const Number& number,
+                                const Convert& convert) {
+        using m = member_t<J>;
+        using V = std::remove_reference_t<decltype(indexed::get<J>(v))>;
+        if constexpr (m::role == member_role::leaf)
+            indexed::get<J>(v) = read(std::integral_constant<std::size_t, J>{});
+        else if constexpr (is_number_member<J>)
+            indexed::get<J>(v) = number(std::integral_constant<std::size_t, J>{});
         else
-            value_at<S>(v) = apply_node<S, V>(
-                v, convert, std::make_index_sequence<Prog::template instr_at<S>::arity>{});
+            indexed::get<J>(v) = apply_member<J, V>(v, convert, std::make_index_sequence<m::arity>{});
     }
-    template <std::size_t S, class V, class Values, class Convert, std::size_t... I>
-    static V apply_node(const Values& v, const Convert& convert, std::index_sequence<I...>) {
-        constexpr auto ops = Prog::template instr_at<S>::operands;
-        using F = typename Prog::template node_at<S>::functor;
-        return static_cast<V>(
-            F::apply(convert(std::integral_constant<std::size_t, S>{},
-                             std::integral_constant<std::size_t, I>{}, value_at<ops[I]>(v))...));
+    template <std::size_t J, class V, class Values, class Convert, std::size_t... I>
+    static V apply_member(const Values& v, const Convert& convert, std::index_sequence<I...>) {
+        using m = member_t<J>;
+        return static_cast<V>(m::functor::apply(
+            convert(std::integral_constant<std::size_t, J>{}, std::integral_constant<std::size_t, I>{},
+                    indexed::get<m::operands[I]>(v))...));
     }
 
-    template <std::size_t S>
-    using scalar_slot_value_t = slot_value_t<Prog, S>;
-    using scalar_values_t = typename values_of<scalar_slot_value_t, member_sequence>::type;
+    using scalar_values_t = typename values_of<member_value_t, member_sequence>::type;
 
     /// The region's value at the element whose leaf offsets are off (leaf order).
     value_type at(const offsets_t& off) const {
         scalar_values_t v{};
         evaluate(
             v,
-            [&](auto s) {
-                constexpr std::size_t l = region::leaf_index[s()];
+            [&](auto j) {
+                constexpr std::size_t l = leaf_index[j()];
                 return indexed::get<l>(data)[off[l]];
             },
-            [&](auto s) { return number_value<s()>(); },
-            [](auto s, auto i, const auto& x) {
-                using node = typename Prog::template node_at<s()>;
-                return static_cast<graph::ew_operand_compute_t<node, i()>>(x);
+            [&](auto j) { return number_value<j()>(); },
+            [](auto j, auto i, const auto& x) {
+                return static_cast<
+                    typename member_t<j()>::template operand_compute_t<i()>>(x);
             });
-        return value_at<Root>(v);
+        return indexed::get<member_count - 1>(v);
     }
 
 #if STATICPY_HAS_XSIMD
     using batch = kernels::batch_t<std::conditional_t<simd, value_type, float>>;
     static constexpr std::int64_t width = static_cast<std::int64_t>(batch::size);
-    /// A slot's batch: of the region's type, or a mask for a comparison's bool. A bool number
+    /// A member's batch: of the region's type, or a mask for a comparison's bool. A bool number
     /// (a jit function's `bool` argument in `x + flag`) is splat into a batch of the region's
-    /// type like any number (region_simd_able), not into a mask.
-    template <std::size_t S>
-    using batch_slot_t =
-        std::conditional_t<std::is_same_v<slot_value_t<Prog, S>, bool> &&
-                               !graph::is_number_node_v<typename Prog::template node_at<S>>,
+    /// type like any number (member_simd_able), not into a mask.
+    template <std::size_t J>
+    using batch_member_t =
+        std::conditional_t<std::is_same_v<member_value_t<J>, bool> && !is_number_member<J>,
                            typename batch::batch_bool_type, batch>;
-    using batch_values_t = typename values_of<batch_slot_t, member_sequence>::type;
+    using batch_values_t = typename values_of<batch_member_t, member_sequence>::type;
 
     /// The batch side (only instantiated when simd): the leaves' pointers, and the numbers as
     /// batches, both copied out of the kernel once per run.
@@ -233,17 +319,17 @@ struct region_kernel {
             batch_values_t v = hoisted;
             evaluate(
                 v,
-                [&](auto s) {
-                    constexpr std::size_t l = region::leaf_index[s()];
+                [&](auto j) {
+                    constexpr std::size_t l = leaf_index[j()];
                     const value_type* p = indexed::get<l>(ptrs) + off[l];
                     if constexpr (AllUnit)
                         return batch::load_unaligned(p);
                     else
                         return kernels::load_strided<batch>(p, inner[l]);
                 },
-                [&](auto s) { return value_at<s()>(hoisted); },
+                [&](auto j) { return indexed::get<j()>(hoisted); },
                 [](auto, auto, const auto& x) { return x; });
-            return value_at<Root>(v);
+            return indexed::get<member_count - 1>(v);
         }
     };
 
@@ -252,9 +338,9 @@ struct region_kernel {
         [&]<std::size_t... J>(std::index_sequence<J...>) {
             (
                 [&] {
-                    constexpr std::size_t s = region::members[J];
-                    if constexpr (graph::is_number_node_v<typename Prog::template node_at<s>>)
-                        value_at<s>(b.hoisted) = batch(static_cast<value_type>(number_value<s>()));
+                    if constexpr (is_number_member<J>)
+                        indexed::get<J>(b.hoisted) =
+                            batch(static_cast<value_type>(number_value<J>()));
                 }(),
                 ...);
         }
