@@ -198,11 +198,15 @@ struct ew {
     children_type children;
 };
 
+/// The type operand I of functor F computing in Compute is converted to before F::apply: where's
+/// condition stays bool.
+template <class F, class Compute, std::size_t I>
+using operand_compute_t =
+    std::conditional_t<F::kind == fn::op_kind::select && I == 0, bool, Compute>;
 /// The type operand I of an ew node is converted to before F::apply.
 template <class Node, std::size_t I>
 using ew_operand_compute_t =
-    std::conditional_t<Node::functor::kind == fn::op_kind::select && I == 0, bool,
-                       typename Node::compute_type>;
+    operand_compute_t<typename Node::functor, typename Node::compute_type, I>;
 
 // ---- reductions ---------------------------------------------------------------------------------
 

@@ -73,10 +73,9 @@ struct op_member {
     using compute_type = Compute;
     static constexpr std::size_t arity = sizeof...(Operands);
     static constexpr std::array<std::size_t, sizeof...(Operands)> operands{Operands...};
-    /// The type operand I is converted to before F::apply (graph::ew_operand_compute_t).
+    /// The type operand I is converted to before F::apply.
     template <std::size_t I>
-    using operand_compute_t =
-        std::conditional_t<F::kind == fn::op_kind::select && I == 0, bool, Compute>;
+    using operand_compute_t = graph::operand_compute_t<F, Compute, I>;
 };
 
 /// The members of a region, in order; the last is its root.
@@ -99,10 +98,9 @@ struct member_of<Prog, Root, S, std::index_sequence<K...>> {
         else if constexpr (node::kind == graph::node_kind::constant)
             return std::type_identity<constant_member<typename node::constant_type>>{};
         else
-            return std::type_identity<
-                op_member<typename node::functor, typename node::value_type,
-                          typename node::compute_type,
-                          region::member_index[Prog::template instr_at<S>::operands[K]]...>>{};
+            return std::type_identity<op_member<
+                typename node::functor, typename node::value_type, typename node::compute_type,
+                region::member_index[Prog::template instr_at<S>::operands[K]]...>>{};
     }
     using type = typename decltype(pick())::type;
 };
@@ -161,8 +159,7 @@ struct region_kernel<region_spec<M...>> {
         if constexpr (is_number_member<o>)
             return std::is_same_v<C, T>;
         else if constexpr (std::is_same_v<C, bool>)
-            return std::is_same_v<member_value_t<o>, bool> &&
-                   member_t<o>::role == member_role::op;
+            return std::is_same_v<member_value_t<o>, bool> && member_t<o>::role == member_role::op;
         else
             return std::is_same_v<C, T> && std::is_same_v<member_value_t<o>, T>;
     }
@@ -176,11 +173,13 @@ struct region_kernel<region_spec<M...>> {
             return std::is_same_v<V, T>;
         else
             return m::functor::vectorized &&
-                   (std::is_same_v<V, T> || std::is_same_v<V, bool>)&&std::
-                       is_same_v<typename m::compute_type, T> &&
-                   []<std::size_t... K>(std::index_sequence<K...>) {
-                       return (operand_reads_as_batch<J, T, K>() && ...);
-                   }(std::make_index_sequence<m::arity>{});
+                   (std::is_same_v<V, T> ||
+                    std::is_same_v<V, bool>)&&std::is_same_v<typename m::compute_type,
+                                                             T>&&[]<std::size_t... K>(
+                       std::index_sequence<K...>) {
+                return (operand_reads_as_batch<J, T, K>() && ...);
+            }
+        (std::make_index_sequence<m::arity>{});
     }
     /// Whether the region runs on SIMD batches of its type: its leaves are of it, its numbers
     /// arithmetic (splat into batches), and each computation is in it, gives it or a bool (a
@@ -191,12 +190,14 @@ struct region_kernel<region_spec<M...>> {
         else
             return []<std::size_t... J>(std::index_sequence<J...>) {
                 return (member_simd_able<J, value_type>() && ...);
-            }(member_sequence{});
+            }
+        (member_sequence{});
     }();
     /// The work per element: the sum of its ops' costs (op_base::cost).
     static constexpr int cost = [] {
         int c = 0;
-        ((c += [] {
+        ((c +=
+          [] {
               if constexpr (M::role == member_role::op)
                   return M::functor::cost;
               else
@@ -221,8 +222,8 @@ struct region_kernel<region_spec<M...>> {
     };
     using numbers_t = typename numbers_of<std::make_index_sequence<numbers>>::type;
 
-    pointers_t data{};   // leaves' first elements, by leaf position
-    numbers_t values{};  // run-time numbers, by number position
+    pointers_t data{};  // leaves' first elements, by leaf position
+    numbers_t values{}; // run-time numbers, by number position
 
     /// Number member J's value.
     template <std::size_t J>
@@ -265,14 +266,15 @@ struct region_kernel<region_spec<M...>> {
         else if constexpr (is_number_member<J>)
             indexed::get<J>(v) = number(std::integral_constant<std::size_t, J>{});
         else
-            indexed::get<J>(v) = apply_member<J, V>(v, convert, std::make_index_sequence<m::arity>{});
+            indexed::get<J>(v) =
+                apply_member<J, V>(v, convert, std::make_index_sequence<m::arity>{});
     }
     template <std::size_t J, class V, class Values, class Convert, std::size_t... I>
     static V apply_member(const Values& v, const Convert& convert, std::index_sequence<I...>) {
         using m = member_t<J>;
-        return static_cast<V>(m::functor::apply(
-            convert(std::integral_constant<std::size_t, J>{}, std::integral_constant<std::size_t, I>{},
-                    indexed::get<m::operands[I]>(v))...));
+        return static_cast<V>(m::functor::apply(convert(std::integral_constant<std::size_t, J>{},
+                                                        std::integral_constant<std::size_t, I>{},
+                                                        indexed::get<m::operands[I]>(v))...));
     }
 
     using scalar_values_t = typename values_of<member_value_t, member_sequence>::type;
@@ -288,8 +290,7 @@ struct region_kernel<region_spec<M...>> {
             },
             [&](auto j) { return number_value<j()>(); },
             [](auto j, auto i, const auto& x) {
-                return static_cast<
-                    typename member_t<j()>::template operand_compute_t<i()>>(x);
+                return static_cast<typename member_t<j()>::template operand_compute_t<i()>>(x);
             });
         return indexed::get<member_count - 1>(v);
     }
