@@ -198,6 +198,7 @@ std::string ir_text(const node_pointers_t<Prog>& nodes,
     const auto plan = kernel_plan<Prog, NumRoots>::kernels(roots);
     const auto& ks = plan.first;
     const std::size_t n = plan.second;
+    const auto epilogues = epilogue_slots<Prog>(roots);
     for (std::size_t k = 0; k < n; ++k) {
         out += tag("  # kernel ", k) + ": ";
         // members of the kernel's region, in slot order
@@ -222,11 +223,7 @@ std::string ir_text(const node_pointers_t<Prog>& nodes,
             out += "reduce " + members + tag(" into %", ks[k].reduction) + "\n";
         } else {
             out += "fused " + members + tag(" -> %", ks[k].root);
-            std::size_t m = Prog::size;
-            [&]<std::size_t... S>(std::index_sequence<S...>) {
-                ((ks[k].root == S ? (void)(m = epilogue_of<Prog, S>(roots)) : void()), ...);
-            }
-            (std::make_index_sequence<Prog::size>{});
+            const std::size_t m = epilogues[ks[k].root];
             if (m < Prog::size)
                 out += std::string(" (epilogue of ") + epilogue_host_names<Prog>[m] + tag(" %", m) +
                        ")";

@@ -419,96 +419,117 @@ inline constexpr auto region_leaves = [] {
     return leaves;
 }();
 
-/// How many fused kernels (or materialized nodes directly) read materialized slot M: the kernel
-/// of each stored value (computed once, however many read it), and each output's kernel and
-/// each reduction's, count once if M is among their leaves (a reduction computes its operand
-/// again, stored or not); a materialized operand or output that is M itself counts too.
-template <class Prog, std::size_t M, std::size_t NumRoots>
-constexpr std::size_t readers(const std::array<std::size_t, NumRoots>& roots) {
+/// How many fused kernels (or materialized nodes directly) read each materialized slot M: the
+/// kernel of each stored value (computed once, however many read it), and each output's kernel
+/// and each reduction's, count once if M is among their leaves (a reduction computes its operand
+/// again, stored or not); a materialized operand or output that is M itself counts too. Every
+/// slot's count in one pass over the program.
+template <class Prog, std::size_t NumRoots>
+constexpr std::array<std::size_t, Prog::size + 1>
+reader_counts(const std::array<std::size_t, NumRoots>& roots) {
+    constexpr std::size_t N = Prog::size;
     const auto& leaves = region_leaves<Prog>;
-    std::size_t n = 0;
-    for (std::size_t s = 0; s < Prog::size; ++s) {
+    std::array<std::size_t, N + 1> n{};
+    const auto count_leaves_of = [&](std::size_t region) {
+        for (std::size_t m = 0; m < N; ++m)
+            n[m] += leaves[region][m];
+    };
+    for (std::size_t s = 0; s < N; ++s) {
         if (Prog::kept_fused(s))
-            n += leaves[s][M];
+            count_leaves_of(s);
         else if (Prog::materialized[s])
             for (std::size_t k = 0; k < Prog::arity[s]; ++k) {
                 const std::size_t o = Prog::operand_slots[s][k];
                 if (Prog::operand_reads[s][k] && (Prog::is_reduce[s] || !Prog::kept_fused(o)))
-                    n += leaves[o][M];
+                    count_leaves_of(o);
             }
     }
     for (std::size_t r : roots)
         if (!Prog::kept_fused(r))
-            n += leaves[r][M];
+            count_leaves_of(r);
     return n;
 }
 
-/// Whether slot S's value is a matrix as large as any it is combined with: rank 2, neither extent
-/// a compile-time 1 (a bias row or column broadcasts; a dynamic extent may not).
-template <class Prog, std::size_t S>
-constexpr bool is_full_matrix() {
-    using shape = typename Prog::template node_at<S>::shape_type;
-    if constexpr (shape::rank != 2)
-        return false;
-    else
-        return !std::is_same_v<shape_extent_t<shape, 0>, int_<1>> &&
-               !std::is_same_v<shape_extent_t<shape, 1>, int_<1>>;
-}
-
-/// Whether region R reads a full matrix (is_full_matrix) other than slot M.
-template <class Prog, std::size_t R, std::size_t M>
-constexpr bool reads_full_matrix_besides() {
-    return []<std::size_t... S>(std::index_sequence<S...>) {
-        return ((S != M && region_leaves<Prog>[R][S] && is_full_matrix<Prog, S>()) || ...);
+/// What the epilogue analysis asks of each node, as arrays indexed by slot (one instantiation
+/// per program; the analysis is then plain loops over them, not a template per pair of slots).
+template <class Prog>
+struct epilogue_facts;
+template <class... Is>
+struct epilogue_facts<program<Is...>> {
+    /// A floating-point element type's code (float 1, double 2, long double 3), 0 for others.
+    template <class T>
+    static constexpr int float_code = std::is_same_v<T, float>         ? 1
+                                      : std::is_same_v<T, double>      ? 2
+                                      : std::is_same_v<T, long double> ? 3
+                                                                       : 0;
+    template <class M>
+    static constexpr bool hosts() {
+        if constexpr (M::kind == node_kind::matmul)
+            return M::shape_type::rank == 2;
+        else if constexpr (M::kind == node_kind::opaque)
+            return requires {
+                M::op_type::runs_epilogue;
+            };
+        else
+            return false;
     }
-    (std::make_index_sequence<Prog::size>{});
-}
+    /// Whether a value of this shape is a matrix as large as any it is combined with: rank 2,
+    /// neither extent a compile-time 1 (a bias row or column broadcasts; a dynamic extent may
+    /// not).
+    template <class Shape>
+    static constexpr bool full_matrix() {
+        if constexpr (Shape::rank != 2)
+            return false;
+        else
+            return !std::is_same_v<shape_extent_t<Shape, 0>, int_<1>> &&
+                   !std::is_same_v<shape_extent_t<Shape, 1>, int_<1>>;
+    }
+    static constexpr std::array<int, sizeof...(Is) + 1> element{
+        float_code<typename Is::node::value_type>..., 0};
+    static constexpr std::array<std::size_t, sizeof...(Is) + 1> rank{Is::node::shape_type::rank...,
+                                                                     0};
+    /// Whether the node can run a fused region's kernel in its epilogue: a 2-D matmul (the
+    /// GEMM, kernels/gemm.hpp), or an op that declares it (`runs_epilogue`: conv2d, over each
+    /// run of its result).
+    static constexpr std::array<bool, sizeof...(Is) + 1> host{hosts<typename Is::node>()..., false};
+    static constexpr std::array<bool, sizeof...(Is) + 1> is_matmul{
+        (Is::node::kind == node_kind::matmul)..., false};
+    static constexpr std::array<bool, sizeof...(Is) + 1> is_full_matrix{
+        full_matrix<typename Is::node::shape_type>()..., false};
+};
 
-/// Whether node M can run the kernel of a fused region Root in its epilogue: a 2-D matmul under a
-/// 2-D region (the GEMM, kernels/gemm.hpp), or an op that declares it (`runs_epilogue`: conv2d,
-/// over each run of its result) under a region of its rank; of the region's element type.
-template <class M, class Root>
-constexpr bool can_run_epilogue() {
-    if constexpr (!std::is_same_v<typename M::value_type, typename Root::value_type> ||
-                  M::shape_type::rank != Root::shape_type::rank)
-        return false;
-    else if constexpr (M::kind == node_kind::matmul)
-        return M::shape_type::rank == 2;
-    else if constexpr (M::kind == node_kind::opaque)
-        return requires {
-            M::op_type::runs_epilogue;
-        };
-    else
-        return false;
-}
-
-/// The slot whose epilogue output slot R's fused kernel runs in (Prog::size if none): a float or
-/// double matmul or convolution of R's dtype and rank (can_run_epilogue) that no kernel but R's
-/// reads. The GEMM or convolution then writes R's buffer and R's kernel runs over each finished
-/// block of it. A matmul not when R's kernel also reads a matrix as large as the product (a
-/// parameter it updates, an activation): the GEMM finishes its blocks panel by panel, column
+/// The slot whose epilogue each slot R's fused kernel runs in (Prog::size if none): a float or
+/// double matmul or convolution of R's dtype and rank (epilogue_facts::host) that no kernel but
+/// R's reads. The GEMM or convolution then writes R's buffer and R's kernel runs over each
+/// finished block of it. A matmul not when R's kernel also reads a matrix as large as the product
+/// (a parameter it updates, an activation): the GEMM finishes its blocks panel by panel, column
 /// block after column block, and that matrix, read in the same order, costs more than one flat
 /// pass after the GEMM. (A convolution finishes its result image by image, channel by channel,
-/// the order of memory.)
-template <class Prog, std::size_t R, std::size_t NumRoots>
-constexpr std::size_t epilogue_of(const std::array<std::size_t, NumRoots>& roots) {
-    using root = typename Prog::template node_at<R>;
-    std::size_t found = Prog::size;
-    if constexpr (!root::materialized && std::is_floating_point_v<typename root::value_type>) {
-        [&]<std::size_t... S>(std::index_sequence<S...>) {
-            (
-                [&] {
-                    using m = typename Prog::template node_at<S>;
-                    if constexpr (can_run_epilogue<m, root>())
-                        if (found == Prog::size && region_leaves<Prog>[R][S] &&
-                            readers<Prog, S>(roots) == 1 &&
-                            (m::kind != node_kind::matmul ||
-                             !reads_full_matrix_besides<Prog, R, S>()))
-                            found = S;
-                }(),
-                ...);
+/// the order of memory.) Only a fused (not materialized) floating-point R has one.
+template <class Prog, std::size_t NumRoots>
+constexpr std::array<std::size_t, Prog::size + 1>
+epilogue_slots(const std::array<std::size_t, NumRoots>& roots) {
+    constexpr std::size_t N = Prog::size;
+    using facts = epilogue_facts<Prog>;
+    const auto& leaves = region_leaves<Prog>;
+    const auto readers = reader_counts<Prog>(roots);
+    std::array<std::size_t, N + 1> found{};
+    for (std::size_t r = 0; r <= N; ++r) {
+        found[r] = N;
+        if (r == N || Prog::materialized[r] || facts::element[r] == 0)
+            continue;
+        std::size_t full_leaves = 0;
+        for (std::size_t s = 0; s < N; ++s)
+            full_leaves += leaves[r][s] && facts::is_full_matrix[s];
+        for (std::size_t m = 0; m < N; ++m) {
+            const bool other_full_matrix = full_leaves > (facts::is_full_matrix[m] ? 1 : 0);
+            if (facts::host[m] && facts::element[m] == facts::element[r] &&
+                facts::rank[m] == facts::rank[r] && leaves[r][m] && readers[m] == 1 &&
+                (!facts::is_matmul[m] || !other_full_matrix)) {
+                found[r] = m;
+                break;
+            }
         }
-        (std::make_index_sequence<Prog::size>{});
     }
     return found;
 }

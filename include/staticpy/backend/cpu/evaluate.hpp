@@ -153,9 +153,14 @@ class evaluator {
 public:
     static constexpr std::size_t N = Prog::size;
 
+    /// The slot whose epilogue each slot's kernel runs in (graph::epilogue_slots), computed once
+    /// per program: every slot asks it, and a constant expression evaluated again at each
+    /// question (clang does not keep their results) would cost a pass over the program each.
+    static constexpr std::array<std::size_t, N + 1> epilogue_slot =
+        graph::epilogue_slots<Prog>(Roots);
     template <std::size_t R>
     static constexpr std::size_t epilogue_of() {
-        return graph::epilogue_of<Prog, R>(Roots);
+        return epilogue_slot[R];
     }
     /// Whether fused slot S is stored (graph/program.hpp): computed once, with its epilogue if it
     /// has one, when materialize_all reaches it; an output that is one is copied from it.
@@ -171,10 +176,6 @@ public:
             ((d[epilogue_of<Roots[I]>()] = true), ...);
         }
         (std::make_index_sequence<Roots.size()>{});
-        constexpr auto epilogue_slot = []<std::size_t... S>(std::index_sequence<S...>) {
-            return std::array<std::size_t, N>{epilogue_of<S>()...};
-        }
-        (std::make_index_sequence<N>{});
         for (std::size_t s = 0; s < N; ++s)
             for (std::size_t k = 0; k < Prog::arity[s]; ++k)
                 if (Prog::materialized[s] && Prog::operand_reads[s][k])
@@ -182,6 +183,22 @@ public:
         d[N] = false;
         return d;
     }();
+    template <std::size_t S>
+    static constexpr bool is_direct_output() {
+        using node = typename Prog::template node_at<S>;
+        if constexpr (node::kind == graph::node_kind::opaque)
+            return detail::softmax_kind<typename node::op_type>::value != 0 &&
+                   graph::use_count<Prog, S>(Roots) == 1 &&
+                   std::find(Roots.begin(), Roots.end(), S) != Roots.end();
+        else
+            return false;
+    }
+    /// direct_output of every slot, computed once per program (see epilogue_slot).
+    static constexpr std::array<bool, N + 1> direct_outputs =
+        []<std::size_t... S>(std::index_sequence<S...>) {
+        return std::array<bool, N + 1>{is_direct_output<S>()..., false};
+    }
+    (std::make_index_sequence<N>{});
     using results_t = typename detail::results_of<
         Prog, std::make_index_sequence<detail::kept_slots<Prog>::count>>::type;
     /// Whether slot S is an output computed straight into the caller's tensor rather than
@@ -190,13 +207,7 @@ public:
     /// be the output itself: one read by another node (softmax(x).sum()) needs the tensor.
     template <std::size_t S>
     static constexpr bool direct_output() {
-        using node = typename Prog::template node_at<S>;
-        if constexpr (node::kind == graph::node_kind::opaque)
-            return detail::softmax_kind<typename node::op_type>::value != 0 &&
-                   graph::use_count<Prog, S>(Roots) == 1 &&
-                   std::find(Roots.begin(), Roots.end(), S) != Roots.end();
-        else
-            return false;
+        return direct_outputs[S];
     }
 
     evaluator(const graph::node_pointers_t<Prog>& nodes, const Args& args)
