@@ -40,8 +40,8 @@ std::string to_cuda(const jit_function<F>& f, const std::vector<cuda_layout>& la
     graph::trace<F, Args...> t(f.function(), args...);
     return t.template with_program<std::string>(
         [&](auto tag, const auto& nodes) -> std::string {
-            using numbered = typename decltype(tag)::type;
-            return cuda_source<typename numbered::prog>(nodes, numbered::roots, layouts);
+            using numbered = decltype(tag); // the program under its short name
+            return cuda_source<numbered>(nodes, numbered::roots, layouts);
         },
         []() -> std::string { staticpy::detail::no_graph_to_show("to_cuda"); });
 }

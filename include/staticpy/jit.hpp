@@ -102,8 +102,8 @@ public:
             [](const auto&... in) { return staticpy::detail::check_same_device(in...); }, t.inputs);
         return t.template with_program<eager_t>(
             [&](auto tag, const auto& nodes) -> eager_t {
-                using numbered = typename decltype(tag)::type;
-                using P = typename numbered::prog;
+                using numbered = decltype(tag); // the program under its short name
+                using P = numbered;
                 if (device.is_cuda()) { // the evaluator of backend/cuda, by argument lookup
                     auto outs = evaluate_on_cuda(
                         graph::program_tag<P, decltype(t.inputs), numbered::roots>{}, nodes,
@@ -151,10 +151,9 @@ private:
         graph::trace<F, Args...> t(f_, args...);
         t.template with_program<void>(
             [&](auto tag, const auto& nodes) {
-                using numbered = typename decltype(tag)::type;
-                backend::cpu::evaluator<typename numbered::prog, decltype(t.inputs),
-                                        numbered::roots>
-                    ev(nodes, t.inputs);
+                using numbered = decltype(tag); // the program under its short name
+                backend::cpu::evaluator<numbered, decltype(t.inputs), numbered::roots> ev(nodes,
+                                                                                          t.inputs);
                 ev.materialize_all();
                 if constexpr (is_tensor_v<Out>)
                     ev.template value_into<numbered::roots[0]>(out);
@@ -203,8 +202,8 @@ std::string inspect(const jit_function<F>& f, const Args&... args) {
     graph::trace<F, Args...> t(f.function(), args...);
     return t.template with_program<std::string>(
         [&](auto tag, const auto& nodes) -> std::string {
-            using P = typename decltype(tag)::type::prog;
-            constexpr auto roots = decltype(tag)::type::roots;
+            using P = decltype(tag); // the program under its short name
+            constexpr auto roots = P::roots;
             backend::cpu::evaluator<P, decltype(t.inputs), roots> ev(nodes, t.inputs);
             ev.materialize_all();
             ev.materialize_deferred();
@@ -246,8 +245,8 @@ std::string to_cpp(const jit_function<F>& f, const Args&... args) {
     graph::trace<F, Args...> t(f.function(), args...);
     return t.template with_program<std::string>(
         [&](auto tag, const auto& nodes) -> std::string {
-            using numbered = typename decltype(tag)::type;
-            return graph::cpp_text<typename numbered::prog>(nodes, numbered::roots);
+            using numbered = decltype(tag); // the program under its short name
+            return graph::cpp_text<numbered>(nodes, numbered::roots);
         },
         []() -> std::string { detail::no_graph_to_show("to_cpp"); });
 }

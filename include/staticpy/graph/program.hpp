@@ -53,6 +53,9 @@ constexpr std::array<bool, W> operand_reads() {
 
 template <class... Instrs>
 struct program {
+    /// The program itself, also where it is reached through a class derived from it (the short
+    /// name a trace gives it, graph::program_key).
+    using program_type = program;
     static constexpr std::size_t size = sizeof...(Instrs);
     /// The S-th instruction, picked in one step (core/indexed.hpp), not by std::tuple_element's
     /// recursion over a hundred instructions.
@@ -510,7 +513,7 @@ template <class Prog, std::size_t NumRoots>
 constexpr std::array<std::size_t, Prog::size + 1>
 epilogue_slots(const std::array<std::size_t, NumRoots>& roots) {
     constexpr std::size_t N = Prog::size;
-    using facts = epilogue_facts<Prog>;
+    using facts = epilogue_facts<typename Prog::program_type>;
     const auto& leaves = region_leaves<Prog>;
     const auto readers = reader_counts<Prog>(roots);
     std::array<std::size_t, N + 1> found{};

@@ -7,7 +7,7 @@
 // (program.hpp). graph::trace holds all of that for one call; jit.hpp evaluates it.
 //
 //   graph::trace<F, Args...> t(f, args...);   // t.outputs, t.inputs, T::prog, T::exact_prog
-//   t.with_program<R>([&](auto numbered, const auto& nodes) { ... }, [&] { /* op by op */ });
+//   t.with_program<R>([&](auto prog, const auto& nodes) { ... }, [&] { /* op by op */ });
 
 #include <algorithm>
 #include <array>
@@ -243,6 +243,22 @@ struct program_of_tuple<Speculative, std::tuple<R...>> {
 /// A traced call: the symbolic arguments, the traced result, its simplified output nodes, the
 /// program they number to, and the node pointers for the evaluator. What dump() prints and what
 /// a jit call evaluates.
+/// A program under a short name: the speculative (Speculative) or exact program of the trace
+/// Trace, as a class derived from it, with its output slots (`roots`). It is a program wherever
+/// one is asked for (its node_at, size, stored, ...), and the evaluator's functions, hundreds per
+/// program, are named by it: the program's own type spells every node of the graph, some ten
+/// kilobytes per function name, which the compiler builds, hashes and writes for each.
+template <class Trace, bool Speculative>
+struct program_key;
+template <class Trace>
+struct program_key<Trace, true> : Trace::prog {
+    static constexpr auto roots = Trace::spec_numbered::roots;
+};
+template <class Trace>
+struct program_key<Trace, false> : Trace::exact_prog {
+    static constexpr auto roots = Trace::exact_numbered::roots;
+};
+
 template <class F, class... Args>
 struct trace {
     static constexpr auto offsets = leaf_offsets<is_tensor_leaf, Args...>();
@@ -319,19 +335,23 @@ struct trace {
     /// Calls run(tag, node pointers) with the program this call's values allow: the speculative
     /// one when the payloads it merged are equal, else the exact one; without an exact program
     /// (exact_numbered_too), calls without_program() instead, the Generators the function drew
-    /// from back in their states before the trace. tag is a std::type_identity of a program_of
-    /// (its ::prog, and its output slots ::roots).
+    /// from back in their states before the trace. tag is a program_key: the program itself
+    /// under a short name, with its output slots ::roots (::prog, the program's own type).
     /// R is run's return type (spelt out: g++ 12 cannot deduce it here).
     template <class R, class Run, class WithoutProgram>
     R with_program(Run&& run, WithoutProgram&& without_program) const {
         bool equal = true;
         const auto spec = collect<prog, true>(equal);
         if (equal)
-            return run(std::type_identity<spec_numbered>{}, spec);
+            return run(program_key<trace, true>{}, spec);
         if constexpr (exact_numbered_too) {
-            // When both programs are one type, this instantiates nothing new.
+            // When both programs are one, this instantiates nothing new.
             const auto exact = collect<exact_prog, false>(equal);
-            return run(std::type_identity<exact_numbered>{}, exact);
+            using exact_key =
+                std::conditional_t<std::is_same_v<prog, exact_prog> &&
+                                       spec_numbered::roots == exact_numbered::roots,
+                                   program_key<trace, true>, program_key<trace, false>>;
+            return run(exact_key{}, exact);
         } else {
             draws.restore();
             return without_program();
