@@ -102,20 +102,19 @@ public:
             [](const auto&... in) { return staticpy::detail::check_same_device(in...); }, t.inputs);
         return t.template with_program<eager_t>(
             [&](auto tag, const auto& nodes) -> eager_t {
-                using numbered = decltype(tag); // the program under its short name
-                using P = numbered;
-                if (device.is_cuda()) { // the evaluator of backend/cuda, by argument lookup
-                    auto outs = evaluate_on_cuda(
-                        graph::program_tag<P, decltype(t.inputs), numbered::roots>{}, nodes,
-                        t.inputs, device);
+                using P = decltype(tag); // the program under its short name
+                if (device.is_cuda()) {  // the evaluator of backend/cuda, by argument lookup
+                    auto outs =
+                        evaluate_on_cuda(graph::program_tag<P, decltype(t.inputs), P::roots>{},
+                                         nodes, t.inputs, device);
                     return eager_t(graph::rebuild<0>(t.result, outs));
                 }
-                backend::cpu::evaluator<P, decltype(t.inputs), numbered::roots> ev(nodes, t.inputs);
+                backend::cpu::evaluator<P, decltype(t.inputs), P::roots> ev(nodes, t.inputs);
                 ev.materialize_all();
                 auto outs = [&]<std::size_t... K>(std::index_sequence<K...>) {
-                    return std::tuple{ev.template value<numbered::roots[K]>()...};
+                    return std::tuple{ev.template value<P::roots[K]>()...};
                 }
-                (std::make_index_sequence<numbered::roots.size()>{});
+                (std::make_index_sequence<P::roots.size()>{});
                 return eager_t(graph::rebuild<0>(t.result, outs));
             },
             [&] { return eager_t(f_(args...)); });

@@ -240,9 +240,6 @@ struct program_of_tuple<Speculative, std::tuple<R...>> {
     using type = program_of<Speculative, R...>;
 };
 
-/// A traced call: the symbolic arguments, the traced result, its simplified output nodes, the
-/// program they number to, and the node pointers for the evaluator. What dump() prints and what
-/// a jit call evaluates.
 /// A program under a short name: the speculative (Speculative) or exact program of the trace
 /// Trace, as a class derived from it, with its output slots (`roots`). It is a program wherever
 /// one is asked for (its node_at, size, stored, ...), and the evaluator's functions, hundreds per
@@ -259,6 +256,9 @@ struct program_key<Trace, false> : Trace::exact_prog {
     static constexpr auto roots = Trace::exact_numbered::roots;
 };
 
+/// A traced call: the symbolic arguments, the traced result, its simplified output nodes, the
+/// program they number to, and the node pointers for the evaluator. What dump() prints and what
+/// a jit call evaluates.
 template <class F, class... Args>
 struct trace {
     static constexpr auto offsets = leaf_offsets<is_tensor_leaf, Args...>();
