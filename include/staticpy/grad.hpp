@@ -291,7 +291,7 @@ private:
             return graph::opaque<op, typename std::remove_cvref_t<decltype(ct)>::node_type,
                                  typename Loss::node_type>{{ct.node, loss.node}, op{}};
         } else {
-            return graph::ew<fn::cast<T>, graph::constant<int_<1>>>{};
+            return graph::ew<fn::cast<T>, graph::constant<int_<1>>>{{graph::constant<int_<1>>{}}};
         }
     }
 

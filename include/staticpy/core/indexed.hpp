@@ -42,6 +42,12 @@ constexpr const T& get(const element<I, T>& e) {
 template <std::size_t I, class T>
 element<I, T> element_at(const element<I, T>&); // declared only: for decltype
 
+/// f(elements...): std::apply for a pack.
+template <class F, std::size_t... I, class... T>
+constexpr decltype(auto) apply(F&& f, const pack_of<std::index_sequence<I...>, T...>& p) {
+    return static_cast<F&&>(f)(static_cast<const element<I, T>&>(p).value...);
+}
+
 /// The type at position I of a pack.
 template <std::size_t I, class Pack>
 using type_at = typename decltype(indexed::element_at<I>(std::declval<const Pack&>()))::type;

@@ -9,10 +9,11 @@
 //
 // How: the output is numbered into a program (program.hpp, the exact numbering: two nodes share
 // a slot only when they are the same value), so that a value used twice is one slot whose
-// cotangent sums both uses. The slots are visited from the output back; each node's cotangent is
-// passed through its op's derivative rule (vjp, written once in the op's description: functors.hpp,
-// reductions.hpp, ops_matmul.hpp, op_objects.hpp) to its operands'. The rules run on Tracers, so
-// they build nodes. The values differentiated against are marked by grad_input<Tag, K> nodes
+// cotangent sums both uses. Each slot's cotangent is the sum of what its readers pass it, each
+// reader's own cotangent through its op's derivative rule (vjp, written once in the op's
+// description: functors.hpp, reductions.hpp, ops_matmul.hpp, op_objects.hpp), in the order a sweep
+// from the output back reaches them (reverse_sweep). The rules run on Tracers, so they build
+// nodes. The values differentiated against are marked by grad_input<Tag, K> nodes
 // (identity functions), which the rules never look through: Tag is the grad function's own type,
 // so a grad inside a grad tells its inputs from the outer one's.
 
@@ -24,7 +25,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "staticpy/core/indexed.hpp"
 #include "staticpy/graph/node.hpp"
 #include "staticpy/graph/program.hpp"
 #include "staticpy/graph/tracer.hpp"
@@ -92,30 +92,6 @@ inline constexpr auto depends_on_inputs = [] {
     return d;
 }();
 
-/// The cotangents of a program's slots during the sweep, one element per slot (no_cotangent where
-/// none has arrived yet): an indexed::pack, a plain aggregate rather than a std::tuple. The sweep
-/// builds a new one for every contribution, and std::tuple's constrained constructors check
-/// every element type each time (for LeNet's backward graph that was two minutes of the
-/// compiler's time).
-template <std::size_t I, class CTs>
-using slot_type_t = indexed::type_at<I, CTs>;
-
-template <std::size_t J, std::size_t I, class V, class CTs>
-const auto& new_or_kept(const V& v, const CTs& cts) {
-    if constexpr (J == I)
-        return v;
-    else
-        return indexed::get<J>(cts);
-}
-
-/// The cotangents with slot I's replaced by v.
-template <std::size_t I, class V, std::size_t... J, class... Ts>
-auto replace_at(const indexed::pack_of<std::index_sequence<J...>, Ts...>& cts, const V& v) {
-    using result = indexed::pack<std::conditional_t<J == I, V, Ts>...>;
-    return result{
-        indexed::element<J, std::conditional_t<J == I, V, Ts>>{new_or_kept<J, I>(v, cts)}...};
-}
-
 /// a + b, where either may be no_cotangent.
 template <class A, class B>
 auto accumulate(const A& a, const B& b) {
@@ -154,8 +130,7 @@ constexpr bool extent_is() {
 template <class N, std::size_t K>
 constexpr bool same_sizes_as_result() {
     using B = typename N::shape_type;
-    using Ops = typename N::children_type;
-    using OpS = typename std::tuple_element_t<K, Ops>::shape_type;
+    using OpS = typename child_t<K, N>::shape_type;
     if constexpr (OpS::rank != B::rank) {
         return false;
     } else {
@@ -174,7 +149,7 @@ constexpr bool same_sizes_as_result() {
                                 if constexpr (Jj == K) {
                                     return true;
                                 } else {
-                                    using OS = typename std::tuple_element_t<Jj, Ops>::shape_type;
+                                    using OS = typename child_t<Jj, N>::shape_type;
                                     constexpr std::size_t lead = B::rank - OS::rank;
                                     if constexpr (OS::rank > B::rank || Dm < lead)
                                         return true;
@@ -184,7 +159,7 @@ constexpr bool same_sizes_as_result() {
                             };
                             return (other_ok(std::integral_constant<std::size_t, J>{}) && ...);
                         }
-                        (std::make_index_sequence<std::tuple_size_v<Ops>>{});
+                        (std::make_index_sequence<N::children_type::size>{});
                     }
                 };
             return (dim_ok(std::integral_constant<std::size_t, D>{}) && ...);
@@ -198,12 +173,12 @@ constexpr bool same_sizes_as_result() {
 /// in the operand's element type.
 template <std::size_t K, class N, class CT>
 auto unbroadcast(const N& n, const CT& ct) {
-    using operand = std::tuple_element_t<K, typename N::children_type>;
+    using operand = child_t<K, N>;
     using T = typename operand::value_type;
     if constexpr (same_sizes_as_result<N, K>()) {
         return cast_node<T>(ct);
     } else {
-        const auto& x = std::get<K>(n.children);
+        const auto& x = child<K>(n);
         return cast_node<T>(opaque<staticpy::detail::sum_to_op, CT, operand>{
             {ct, x}, staticpy::detail::sum_to_op{}});
     }
@@ -222,28 +197,26 @@ template <std::size_t K, class N, class CT>
 auto operand_cotangent(const N& n, const CT& ct) {
     const auto g = traced(ct);
     const auto y = traced(n);
-    using operand = std::tuple_element_t<K, typename N::children_type>;
-    using T = typename operand::value_type;
+    using T = typename child_t<K, N>::value_type;
     if constexpr (N::kind == node_kind::elementwise) {
         using F = typename N::functor;
-        const auto rule = std::apply(
+        const auto rule = indexed::apply(
             [&](const auto&... x) { return F::template vjp<K>(g, y, traced(x)...); }, n.children);
         if constexpr (std::is_same_v<std::remove_cvref_t<decltype(rule)>, fn::no_grad>)
             return no_cotangent{};
         else
             return unbroadcast<K>(n, rule.node);
     } else if constexpr (N::kind == node_kind::reduce) {
-        const auto x = traced(std::get<0>(n.children));
+        const auto x = traced(child<0>(n));
         return cast_node<T>(N::reduction::template vjp<N::keepdim>(g, y, x, n.dim).node);
     } else if constexpr (N::kind == node_kind::matmul) {
-        return cast_node<T>(staticpy::detail::matmul_vjp<K>(g, traced(std::get<0>(n.children)),
-                                                            traced(std::get<1>(n.children)))
-                                .node);
+        return cast_node<T>(
+            staticpy::detail::matmul_vjp<K>(g, traced(child<0>(n)), traced(child<1>(n))).node);
     } else {
         static_assert(N::kind == node_kind::opaque);
         // Every op object has a rule (argmax's says no_grad); op_vjp is the compile error for
         // one that has none.
-        const auto rule = std::apply(
+        const auto rule = indexed::apply(
             [&](const auto&... x) {
                 return staticpy::detail::op_vjp<K>(n.op, g, y, traced(x)...);
             },
@@ -256,48 +229,136 @@ auto operand_cotangent(const N& n, const CT& ct) {
     }
 }
 
-/// Passes slot S's cotangent ct to its operands K, K+1, ... (those that depend on an input and
-/// hold floating values).
-template <class Prog, class Tag, std::size_t S, std::size_t K, class Node, class CT, class CTs>
-auto pass_to_operands(const Node& n, const CT& ct, const CTs& cts) {
-    if constexpr (K == Prog::template instr_at<S>::arity) {
-        return cts;
-    } else {
-        constexpr std::size_t op = Prog::template instr_at<S>::operands[K];
-        using operand = typename Prog::template node_at<op>;
-        if constexpr (depends_on_inputs<Prog, Tag>[op] &&
-                      std::is_floating_point_v<typename operand::value_type>) {
-            auto c = operand_cotangent<K>(n, ct);
-            if constexpr (std::is_same_v<decltype(c), no_cotangent>) {
-                return pass_to_operands<Prog, Tag, S, K + 1>(n, ct, cts);
-            } else {
-                auto next = replace_at<op>(cts, accumulate(indexed::get<op>(cts), c));
-                return pass_to_operands<Prog, Tag, S, K + 1>(n, ct, next);
-            }
-        } else {
-            return pass_to_operands<Prog, Tag, S, K + 1>(n, ct, cts);
-        }
-    }
-}
+/// Who reads each slot, in the order a reverse sweep reaches them: for slot o, the pairs (user u,
+/// operand k) with Prog::operand_slots[u][k] == o, users from the last slot down, each user's
+/// operands in order. Slot o's readers are user[first[o]] ... user[first[o + 1] - 1]. Counted,
+/// then placed (a counting sort): linear in the program.
+template <class Prog>
+struct slot_readers {
+    static constexpr std::size_t N = Prog::size;
+    static constexpr std::array<std::size_t, N + 1> first = [] {
+        std::array<std::size_t, N + 1> f{};
+        for (std::size_t u = 0; u < N; ++u)
+            for (std::size_t k = 0; k < Prog::arity[u]; ++k)
+                ++f[Prog::operand_slots[u][k] + 1];
+        for (std::size_t o = 0; o < N; ++o)
+            f[o + 1] += f[o];
+        return f;
+    }();
+    static constexpr std::size_t count = first[N];
+    struct reader {
+        std::size_t user = 0, operand = 0;
+    };
+    static constexpr std::array<reader, count> readers = [] {
+        std::array<reader, count> r{};
+        std::array<std::size_t, N + 1> next = first;
+        for (std::size_t u = N; u-- > 0;)
+            for (std::size_t k = 0; k < Prog::arity[u]; ++k)
+                r[next[Prog::operand_slots[u][k]]++] = {u, k};
+        return r;
+    }();
+};
 
-/// Visits slots S-1, S-2, ..., 0: each with a cotangent passes it to its operands.
-template <class Prog, class Tag, std::size_t S, class Ptrs, class CTs>
-auto sweep(const Ptrs& nodes, const CTs& cts) {
-    if constexpr (S == 0) {
-        return cts;
-    } else {
-        constexpr std::size_t s = S - 1;
-        using node = typename Prog::template node_at<s>;
-        using ct_t = slot_type_t<s, CTs>;
-        if constexpr (std::is_same_v<ct_t, no_cotangent> || is_leaf_kind(node::kind) ||
-                      is_grad_input_of<node, Tag>::value || !depends_on_inputs<Prog, Tag>[s]) {
-            return sweep<Prog, Tag, s>(nodes, cts);
+/// The reverse sweep of program Prog from slot Root, whose cotangent is Seed, as a pull: slot S's
+/// cotangent is the sum of what each reader passes it (operand_cotangent of the reader's own
+/// cotangent), in the order the readers are reached from the output back (slot_readers), so the
+/// sum is formed as a push from each slot in turn would form it. Each slot's cotangent is a type
+/// computed once (cotangent_type<S>) and a value computed once (cell<S>, in `cotangents`, whose
+/// cells are built from the last slot down, so a cell reads the finished cells of its readers).
+/// A push carried every slot's cotangent from one step to the next, a pack of the whole program
+/// rebuilt at each contribution: quadratic in the slots, in types and in the code that copies
+/// them.
+template <class Prog, class Tag, std::size_t Root, class Seed>
+struct reverse_sweep {
+    static constexpr std::size_t N = Prog::size;
+    using readers = slot_readers<Prog>;
+    using nodes_type = node_pointers_t<Prog>;
+
+    template <std::size_t S>
+    struct cotangent_type;
+    template <std::size_t S>
+    using cotangent_t = typename cotangent_type<S>::type;
+
+    /// Reads the readers' finished cotangents while a cell is built.
+    struct finished;
+
+    /// Whether slot U passes its cotangent to its operands: it has one, and it is an op (not a
+    /// leaf, not a marked input) whose value depends on a marked input.
+    template <std::size_t U>
+    static constexpr bool passes() {
+        using node = typename Prog::template node_at<U>;
+        return !std::is_same_v<cotangent_t<U>, no_cotangent> && !is_leaf_kind(node::kind) &&
+               !is_grad_input_of<node, Tag>::value && depends_on_inputs<Prog, Tag>[U];
+    }
+    /// Whether slot S receives cotangents: it depends on a marked input and holds floats.
+    template <std::size_t S>
+    static constexpr bool receives = depends_on_inputs<Prog, Tag>[S] &&
+                                     std::is_floating_point_v<
+                                         typename Prog::template node_at<S>::value_type>;
+
+    /// acc plus what readers J, J + 1, ... of slot S pass it.
+    template <std::size_t S, std::size_t J, class Acc>
+    static auto gather(const Acc& acc, const finished& done, const nodes_type& nodes) {
+        if constexpr (J == readers::first[S + 1]) {
+            return acc;
         } else {
-            return sweep<Prog, Tag, s>(nodes, pass_to_operands<Prog, Tag, s, 0>(
-                                                  node_of<Prog, s>(nodes), indexed::get<s>(cts), cts));
+            constexpr auto r = readers::readers[J];
+            if constexpr (passes<r.user>()) {
+                auto c = operand_cotangent<r.operand>(node_of<Prog, r.user>(nodes),
+                                                      done.template at<r.user>());
+                if constexpr (std::is_same_v<decltype(c), no_cotangent>)
+                    return gather<S, J + 1>(acc, done, nodes);
+                else
+                    return gather<S, J + 1>(accumulate(acc, c), done, nodes);
+            } else {
+                return gather<S, J + 1>(acc, done, nodes);
+            }
         }
     }
-}
+    /// Slot S's cotangent: the seed's (at the output) plus its readers'.
+    template <std::size_t S>
+    static auto cotangent(const Seed& seed, const finished& done, const nodes_type& nodes) {
+        if constexpr (!receives<S>) {
+            if constexpr (S == Root)
+                return seed;
+            else
+                return no_cotangent{};
+        } else if constexpr (S == Root) {
+            return gather<S, readers::first[S]>(seed, done, nodes);
+        } else {
+            return gather<S, readers::first[S]>(no_cotangent{}, done, nodes);
+        }
+    }
+    template <std::size_t S>
+    struct cotangent_type {
+        using type = decltype(cotangent<S>(std::declval<const Seed&>(),
+                                           std::declval<const finished&>(),
+                                           std::declval<const nodes_type&>()));
+    };
+
+    template <std::size_t S>
+    struct cell {
+        cotangent_t<S> value;
+    };
+    /// Every slot's cell, built from the last slot down (bases are built in the order they are
+    /// listed).
+    template <class Seq>
+    struct cells;
+    template <std::size_t... I>
+    struct cells<std::index_sequence<I...>> : cell<N - 1 - I>... {
+        cells(const Seed& seed, const nodes_type& nodes)
+            : cell<N - 1 - I>{cotangent<N - 1 - I>(seed, finished{this}, nodes)}... {}
+    };
+    using cotangents = cells<std::make_index_sequence<N>>;
+
+    struct finished {
+        const cotangents* all;
+        template <std::size_t U>
+        const cotangent_t<U>& at() const {
+            return static_cast<const cell<U>&>(*all).value;
+        }
+    };
+};
 
 /// Each slot's K where its node is grad_input<Tag, K>, Prog::size where it is no grad input.
 template <class Prog, class Tag>
@@ -343,11 +404,13 @@ auto accumulate_all(const Acc& acc, const First& first, const Rest&... rest) {
 
 /// The cotangent of grad_input<Tag, K>: the sum of its slots' (visited from the marked slots
 /// alone, not from every slot of the program: each slot visited is an instantiation).
-template <std::size_t K, class Prog, class Tag, class CTs>
-auto cotangent_of_input(const CTs& cts) {
+template <std::size_t K, class Prog, class Tag, class Sweep>
+auto cotangent_of_input(const typename Sweep::cotangents& cts) {
     constexpr auto& slots = input_slots<K, Prog, Tag>;
     return [&]<std::size_t... J>(std::index_sequence<J...>) {
-        return accumulate_all(no_cotangent{}, indexed::get<slots[J]>(cts)...);
+        return accumulate_all(
+            no_cotangent{},
+            static_cast<const typename Sweep::template cell<slots[J]>&>(cts).value...);
     }
     (std::make_index_sequence<slots.size()>{});
 }
@@ -364,15 +427,11 @@ auto backprop(const Out& out, const Seed& seed) {
     using P = typename numbering::prog;
     constexpr std::size_t root = numbering::roots[0];
     bool equal = true;
-    const auto nodes = collect_nodes<P, false>(equal, out);
-    auto start = [&]<std::size_t... S>(std::index_sequence<S...>) {
-        using none = indexed::pack<std::conditional_t<true, no_cotangent, int_<S>>...>;
-        return detail::replace_at<root>(none{}, seed);
-    }
-    (std::make_index_sequence<P::size>{});
-    const auto cts = detail::sweep<P, Tag, P::size>(nodes, start);
+    const auto nodes = collect_nodes<numbering>(equal, out);
+    using sweep = detail::reverse_sweep<P, Tag, root, Seed>;
+    const typename sweep::cotangents cts(seed, nodes);
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return std::tuple{detail::cotangent_of_input<K, P, Tag>(cts)...};
+        return std::tuple{detail::cotangent_of_input<K, P, Tag, sweep>(cts)...};
     }
     (std::make_index_sequence<NumInputs>{});
 }

@@ -8,7 +8,8 @@
 // A node type has:
 //   kind                     its node_kind: what it is, for every consumer to switch on;
 //   value_type, shape_type   the element type and (static|dynamic) shape type of its result;
-//   children                 a std::tuple of its operand nodes (leaves have none);
+//   children                 its operand nodes, an indexed::pack (leaves have none): child<I>(n),
+//                            child_t<I, N>;
 //   has_payload              true when it carries run-time attributes (a scalar's value, a run-time
 //                            dim): two nodes of the same type are then not known to be equal, and
 //                            common-subexpression elimination keeps them apart;
@@ -26,11 +27,31 @@
 #include <utility>
 
 #include "staticpy/core/constant.hpp"
+#include "staticpy/core/indexed.hpp"
 #include "staticpy/tensor/ops.hpp"
 #include "staticpy/tensor/reductions.hpp"
 #include "staticpy/tensor/tensor.hpp"
 
 namespace staticpy::graph {
+
+/// A node's operand nodes: a plain aggregate, one element per operand. Not a std::tuple, whose
+/// constrained constructors check every operand type each time a node is built: a traced
+/// training step builds thousands of nodes, each holding the nodes under it, and those checks
+/// were a third of the compiler's time for its trace.
+template <class... Cs>
+struct operands : indexed::pack<Cs...> {
+    static constexpr std::size_t size = sizeof...(Cs);
+    // Not explicit: a node is built as ew<F, A, B>{{a, b}}.
+    constexpr operands(const Cs&... cs) : indexed::pack<Cs...>{{cs}...} {}
+};
+
+/// The type of node N's operand I, and node n's operand I.
+template <std::size_t I, class N>
+using child_t = indexed::type_at<I, typename N::children_type>;
+template <std::size_t I, class N>
+constexpr const child_t<I, N>& child(const N& n) {
+    return indexed::get<I>(n.children);
+}
 
 /// What a node is. Each node type names its kind (`static constexpr node_kind kind`), and the
 /// passes, the program, the dumps and the evaluator switch on it.
@@ -59,7 +80,7 @@ struct input {
     static constexpr node_kind kind = node_kind::input;
     using value_type = T;
     using shape_type = S;
-    using children_type = std::tuple<>;
+    using children_type = operands<>;
     static constexpr bool has_payload = false;
     static constexpr bool materialized = true;
     static constexpr std::size_t index = I;
@@ -81,7 +102,7 @@ struct captured {
     static constexpr node_kind kind = node_kind::captured;
     using value_type = T;
     using shape_type = S;
-    using children_type = std::tuple<>;
+    using children_type = operands<>;
     static constexpr bool has_payload = true;
     static constexpr bool materialized = true;
     Tensor<T, S> tensor;
@@ -101,7 +122,7 @@ struct scalar {
     static constexpr node_kind kind = node_kind::scalar;
     using value_type = T;
     using shape_type = shape<>;
-    using children_type = std::tuple<>;
+    using children_type = operands<>;
     static constexpr bool has_payload = Argument == not_an_argument;
     static constexpr bool materialized = false;
     T value;
@@ -125,7 +146,7 @@ struct constant {
     static constexpr node_kind kind = node_kind::constant;
     using value_type = number_precision_t<scalar_element_t<C>>;
     using shape_type = shape<>;
-    using children_type = std::tuple<>;
+    using children_type = operands<>;
     using constant_type = C;
     static constexpr bool has_payload = false;
     static constexpr bool materialized = false;
@@ -192,7 +213,7 @@ struct ew {
     using compute_type = precision_t<typename types::compute>;
     using value_type = precision_t<typename types::result>;
     using shape_type = broadcast_shape_t<typename Cs::shape_type...>;
-    using children_type = std::tuple<Cs...>;
+    using children_type = operands<Cs...>;
     static constexpr bool has_payload = false;
     static constexpr bool materialized = false;
     children_type children;
@@ -240,7 +261,7 @@ struct reduce {
     using plan = graph_reduction_plan<typename C::shape_type, Dim, Keep>;
     using value_type = typename reduction::template result<typename C::value_type>;
     using shape_type = typename plan::out_shape;
-    using children_type = std::tuple<C>;
+    using children_type = operands<C>;
     static constexpr bool has_payload = [] {
         if constexpr (std::is_same_v<Dim, all_dims>)
             return false;
@@ -265,7 +286,7 @@ struct matmul {
         (detail::check_inner_static<typename shapes::k_a, typename shapes::k_b>(), true);
     using value_type = typename A::value_type;
     using shape_type = typename shapes::result;
-    using children_type = std::tuple<A, B>;
+    using children_type = operands<A, B>;
     static constexpr bool has_payload = false;
     static constexpr bool materialized = true;
     children_type children;
@@ -304,7 +325,7 @@ struct opaque {
     using result_tensor = typename result_of<std::index_sequence_for<Cs...>>::type;
     using value_type = typename result_tensor::value_type;
     using shape_type = typename result_tensor::shape_type;
-    using children_type = std::tuple<Cs...>;
+    using children_type = operands<Cs...>;
     // The op's arguments are its payload (ops without arguments declare an empty std::tuple<>,
     // and ops whose arguments are compile-time hold them as empty types: detail::fixed).
     static constexpr bool has_payload = [] {
@@ -372,7 +393,7 @@ inline constexpr bool contains_payload_v = contains_payload<N>::value;
 template <class N, class Children = typename N::children_type>
 struct contains_payload_impl;
 template <class N, class... Cs>
-struct contains_payload_impl<N, std::tuple<Cs...>>
+struct contains_payload_impl<N, operands<Cs...>>
     : std::bool_constant<N::has_payload || (contains_payload_v<Cs> || ...)> {};
 template <class N>
 struct contains_payload : contains_payload_impl<N> {};

@@ -123,7 +123,7 @@ auto simplify_ew(const ew<F, Cs...>& n) {
     } else if constexpr (all_numbers) {
         // Numbers known at run time: computed now, once, as the op would per element.
         using V = typename self::value_type;
-        const V v = std::apply(
+        const V v = indexed::apply(
             [](const auto&... c) {
                 return [&]<std::size_t... I>(std::index_sequence<I...>) {
                     return static_cast<V>(F::apply(static_cast<ew_operand_compute_t<self, I>>(
@@ -136,8 +136,8 @@ auto simplify_ew(const ew<F, Cs...>& n) {
     } else if constexpr (sizeof...(Cs) == 2) {
         using A = std::tuple_element_t<0, std::tuple<Cs...>>;
         using B = std::tuple_element_t<1, std::tuple<Cs...>>;
-        const A& a = std::get<0>(n.children);
-        const B& b = std::get<1>(n.children);
+        const A& a = child<0>(n);
+        const B& b = child<1>(n);
         constexpr bool add_zero_right =
             (std::is_same_v<F, fn::add> || std::is_same_v<F, fn::sub>)&&is_constant_value<B, 0>();
         constexpr bool add_zero_left = std::is_same_v<F, fn::add> && is_constant_value<A, 0>();
@@ -167,20 +167,19 @@ auto simplify_ew(const ew<F, Cs...>& n) {
         }
     } else if constexpr (sizeof...(Cs) == 1) {
         using X = std::tuple_element_t<0, std::tuple<Cs...>>;
-        const X& x = std::get<0>(n.children);
+        const X& x = child<0>(n);
         if constexpr (is_grad_input<F>::value) {
             // The mark of what a grad differentiates against: its backward graph is built by
             // now (simplify runs on a finished trace), and the identity would cost a copy where
             // a view or a GEMM reads it.
             return x;
         } else if constexpr (std::is_same_v<F, fn::neg> && is_ew_of<X, fn::neg>()) {
-            return std::get<0>(x.children); // -(-y) == y, same type and shape
+            return child<0>(x); // -(-y) == y, same type and shape
         } else if constexpr ((std::is_same_v<F, fn::relu> ||
                               std::is_same_v<F, fn::abs>)&&is_ew_of<X, F>()) {
             return x; // idempotent
         } else if constexpr (std::is_same_v<F, fn::abs> && is_ew_of<X, fn::neg>()) {
-            return ew<fn::abs, std::tuple_element_t<0, typename X::children_type>>{
-                {std::get<0>(x.children)}};
+            return ew<fn::abs, child_t<0, X>>{{child<0>(x)}};
         } else if constexpr (F::kind == fn::op_kind::cast &&
                              std::is_same_v<typename X::value_type, typename self::value_type>) {
             return x;
@@ -204,11 +203,11 @@ auto simplify_view(const N& n) {
                          !swaps_matrix_dims<typename N::op_type>::value) {
         return n;
     } else {
-        using X = std::tuple_element_t<0, typename N::children_type>;
+        using X = child_t<0, N>;
         if constexpr (X::kind != node_kind::opaque) {
             return n;
         } else if constexpr (swaps_matrix_dims<typename X::op_type>::value) {
-            return std::get<0>(std::get<0>(n.children).children);
+            return child<0>(child<0>(n));
         } else {
             return n;
         }
@@ -224,14 +223,12 @@ auto simplify(const N& n) {
     if constexpr (is_leaf_kind(N::kind)) {
         return n;
     } else if constexpr (N::kind == node_kind::elementwise) {
-        auto children =
-            std::apply([](const auto&... c) { return std::tuple{simplify(c)...}; }, n.children);
-        using rebuilt_t = decltype(std::apply(
+        const auto rebuilt = indexed::apply(
             [](const auto&... c) {
-                return ew<typename N::functor, std::remove_cvref_t<decltype(c)>...>{{c...}};
+                return ew<typename N::functor, decltype(simplify(c))...>{{simplify(c)...}};
             },
-            children));
-        const rebuilt_t rebuilt{children};
+            n.children);
+        using rebuilt_t = std::remove_cvref_t<decltype(rebuilt)>;
         auto out = detail::simplify_ew(rebuilt);
         static_assert(std::is_same_v<typename decltype(out)::value_type, typename N::value_type>,
                       "staticpy: internal error: a rewrite changed a dtype");
@@ -241,23 +238,22 @@ auto simplify(const N& n) {
             return simplify(out);
     } else {
         // reduce, matmul, opaque: simplify the operands, keep the node's own attributes.
-        auto children =
-            std::apply([](const auto&... c) { return std::tuple{simplify(c)...}; }, n.children);
-        return detail::simplify_view(rebuild_with(n, children));
+        return detail::simplify_view(indexed::apply(
+            [&](const auto&... c) { return rebuild_with(n, simplify(c)...); }, n.children));
     }
 }
 
 template <reduce_kind K, bool Keep, class Dim, class C, class C2>
-auto rebuild_with(const reduce<K, Keep, Dim, C>& n, const std::tuple<C2>& c) {
-    return reduce<K, Keep, Dim, C2>{c, n.dim};
+auto rebuild_with(const reduce<K, Keep, Dim, C>& n, const C2& c) {
+    return reduce<K, Keep, Dim, C2>{{c}, n.dim};
 }
 template <class A, class B, class A2, class B2>
-auto rebuild_with(const matmul<A, B>&, const std::tuple<A2, B2>& c) {
-    return matmul<A2, B2>{c};
+auto rebuild_with(const matmul<A, B>&, const A2& a, const B2& b) {
+    return matmul<A2, B2>{{a, b}};
 }
 template <class Op, class... Cs, class... C2>
-auto rebuild_with(const opaque<Op, Cs...>& n, const std::tuple<C2...>& c) {
-    return opaque<Op, C2...>{c, n.op};
+auto rebuild_with(const opaque<Op, Cs...>& n, const C2&... c) {
+    return opaque<Op, C2...>{{c...}, n.op};
 }
 
 } // namespace staticpy::graph

@@ -8,16 +8,19 @@
 //   relu(x * w) + (x * w)   numbers as   %0 = x, %1 = w, %2 = mul(%0, %1), %3 = relu(%2),
 //                                        %4 = add(%3, %2)        (x * w appears once)
 //
-// The program is a type (program<instr...>); the run-time side is one pointer per slot to a node
-// object of that slot (node_pointers_t), for the payloads.
+// The numbering is a constant expression over values (number_graph): each node type is the
+// address of its facts (facts_of), and the walk compares addresses where a walk over types
+// would instantiate a template per step. The program is then a type (program<instr...>), built
+// once; the run-time side is one pointer per slot to a node object of that slot
+// (node_pointers_t), for the payloads.
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstring>
-#include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "staticpy/core/indexed.hpp"
 #include "staticpy/core/selection.hpp"
@@ -25,11 +28,10 @@
 
 namespace staticpy::graph {
 
-/// One numbered node: its type, the key it is deduplicated by, its operands' slots.
-template <class Node, class Key, std::size_t... Operands>
+/// One numbered node: its type and its operands' slots.
+template <class Node, std::size_t... Operands>
 struct instr {
     using node = Node;
-    using key = Key;
     static constexpr std::size_t arity = sizeof...(Operands);
     static constexpr std::array<std::size_t, sizeof...(Operands)> operands{Operands...};
 };
@@ -108,119 +110,226 @@ struct program {
     }
 };
 
-template <std::size_t Unique>
-struct unique_key {};
-template <class Node, std::size_t... Operands>
-struct node_key {};
-
 namespace detail {
 
-/// The position of the first of Ts that is T (sizeof...(Ts) if none).
-template <class T, class... Ts>
-inline constexpr std::size_t first_index = [] {
-    std::size_t i = 0;
-    (void)((std::is_same_v<T, Ts> ? false : (++i, true)) && ...);
-    return i;
-}();
-
-/// The slot of Prog's instruction whose key is Key (Prog::size if none).
-template <class Key, class Prog>
-struct find_key;
-template <class Key, class... Is>
-struct find_key<Key, program<Is...>>
-    : std::integral_constant<std::size_t, first_index<Key, typename Is::key...>> {};
-
-template <class Prog, class I>
-struct append;
-template <class... Is, class I>
-struct append<program<Is...>, I> {
-    using type = program<Is..., I>;
+/// What the numbering needs of a node type, as a value: its operands' facts, and whether it, or
+/// a node under it, carries run-time attributes. One per node type, so a type is the address of
+/// its facts, and the numbering compares addresses.
+struct node_facts {
+    const node_facts* const* operands;
+    std::size_t arity;
+    bool has_payload;
+    bool contains_payload;
+};
+template <class Node, class Children = typename Node::children_type>
+struct facts_of;
+template <class Node, class... Cs>
+struct facts_of<Node, operands<Cs...>> {
+    static constexpr std::array<const node_facts*, sizeof...(Cs)> operands{
+        &facts_of<Cs>::value...};
+    static constexpr node_facts value{operands.data(), sizeof...(Cs), Node::has_payload,
+                                      contains_payload_v<Node>};
 };
 
-template <class Node, class Prog, bool Speculative>
-struct number;
+inline constexpr std::size_t no_slot = static_cast<std::size_t>(-1);
 
-template <class Prog, bool Speculative, class Children, std::size_t... Slots>
-struct number_children {
-    using prog = Prog;
-    using slots = std::index_sequence<Slots...>;
-};
-template <class Prog, bool Sp, class C, class... Cs, std::size_t... Slots>
-struct number_children<Prog, Sp, std::tuple<C, Cs...>, Slots...>
-    : number_children<typename number<C, Prog, Sp>::prog, Sp, std::tuple<Cs...>, Slots...,
-                      number<C, Prog, Sp>::slot> {};
+/// A numbered graph while it is built: each slot's node (its facts) and operand slots (slot s's
+/// are operand[first_operand[s]] ... operand[first_operand[s + 1] - 1]), and each output's slot.
+struct numbering {
+    std::vector<const node_facts*> node;
+    std::vector<std::size_t> first_operand{0};
+    std::vector<std::size_t> operand;
+    std::vector<std::size_t> roots;
 
-template <class Node, class Prog, bool Speculative, class Slots>
-struct number_node;
-template <class Node, class Prog, bool Speculative, std::size_t... S>
-struct number_node<Node, Prog, Speculative, std::index_sequence<S...>> {
-    // Speculative numbering merges nodes with payloads too; the payloads are compared when the
-    // graph is collected (collect_nodes), and a mismatch falls back to the exact numbering.
-    using key = std::conditional_t<Node::has_payload && !Speculative, unique_key<Prog::size>,
-                                   node_key<Node, S...>>;
-    static constexpr std::size_t slot = find_key<key, Prog>::value;
-    using prog = std::conditional_t<slot == Prog::size,
-                                    typename append<Prog, instr<Node, key, S...>>::type, Prog>;
-};
-
-/// The slot of the first instruction of Prog whose node is Node (Prog::size if none).
-template <class Node, class Prog>
-struct find_node;
-template <class Node, class... Is>
-struct find_node<Node, program<Is...>>
-    : std::integral_constant<std::size_t, first_index<Node, typename Is::node...>> {};
-
-/// Numbers Node's operands, then Node.
-template <class Node, class Prog, bool Speculative>
-struct number_walk {
-    using operands = number_children<Prog, Speculative, typename Node::children_type>;
-    using result =
-        number_node<Node, typename operands::prog, Speculative, typename operands::slots>;
-    using prog = typename result::prog;
-    static constexpr std::size_t slot = result::slot;
-};
-/// A node numbered before: its slot, Prog unchanged.
-template <class Prog, std::size_t Slot>
-struct number_found {
-    using prog = Prog;
-    static constexpr std::size_t slot = Slot;
+    [[nodiscard]] constexpr std::size_t size() const { return node.size(); }
+    [[nodiscard]] constexpr std::size_t operand_count() const { return operand.size(); }
+    /// The first slot whose node is n (size() if none).
+    [[nodiscard]] constexpr std::size_t slot_of(const node_facts* n) const {
+        std::size_t s = 0;
+        while (s < size() && node[s] != n)
+            ++s;
+        return s;
+    }
+    /// The first slot whose node is n with the operand slots ops[0 .. n->arity) (size() if none).
+    [[nodiscard]] constexpr std::size_t slot_of(const node_facts* n, const std::size_t* ops) const {
+        for (std::size_t s = 0; s < size(); ++s) {
+            if (node[s] != n)
+                continue;
+            bool same = true;
+            for (std::size_t k = 0; k < n->arity; ++k)
+                same = same && operand[first_operand[s] + k] == ops[k];
+            if (same)
+                return s;
+        }
+        return size();
+    }
 };
 
-/// Numbers Node (its operands first) into Prog: ::prog after it, ::slot its slot.
-/// A node type met again is its earlier slot without a walk of its operands, wherever numbering
-/// it again could only find the same slot: always when speculative, and in the exact numbering
-/// when no node under it has a payload (a payload node gets a new slot at each visit). Graphs
-/// are DAGs whose types are trees (a backward graph names forward nodes again and again), so
-/// without this shortcut each mention re-walks the whole subtree under it.
-template <class Node, class Prog, bool Speculative>
-struct number
-    : std::conditional_t<
-          (Speculative || !contains_payload_v<Node>)&&find_node<Node, Prog>::value != Prog::size,
-          number_found<Prog, find_node<Node, Prog>::value>, number_walk<Node, Prog, Speculative>> {
+/// Numbers the graphs under the output nodes `roots` in post-order, operands first, each
+/// distinct node once. A node is its operands' slots and its type: a node of the same type on
+/// the same operand slots is the same value, and reuses that slot. Nodes with run-time
+/// attributes (has_payload) get a slot at each mention, unless Speculative (then their payloads
+/// are compared when the graph is collected: collect_nodes). A node type met again is its first
+/// slot without a walk of its operands wherever the walk could only find that slot: always when
+/// speculative, and otherwise when no node under it has a payload. Graphs are DAGs whose types
+/// are trees (a backward graph names the forward nodes again and again), so without this each
+/// mention would walk the whole subtree under it. The walk keeps its own stack (a deep graph is
+/// deeper than the compilers' limits on recursion in a constant expression).
+constexpr numbering number_graph(bool speculative, const node_facts* const* roots,
+                                 std::size_t root_count) {
+    numbering g;
+    struct frame {
+        const node_facts* node;
+        std::size_t first; // where its operands' slots start in `numbered`
+    };
+    std::vector<frame> frames;
+    std::vector<std::size_t> numbered; // the operand slots of the nodes on `frames`, so far
+    // n's slot where it has one without a walk, else no_slot and a frame to walk it.
+    const auto enter = [&](const node_facts* n) {
+        if (speculative || !n->contains_payload) {
+            const std::size_t s = g.slot_of(n);
+            if (s != g.size())
+                return s;
+        }
+        frames.push_back({n, numbered.size()});
+        return no_slot;
+    };
+    for (std::size_t r = 0; r < root_count; ++r) {
+        std::size_t slot = enter(roots[r]);
+        while (!frames.empty()) {
+            const frame f = frames.back();
+            const std::size_t have = numbered.size() - f.first;
+            if (have < f.node->arity) {
+                const std::size_t s = enter(f.node->operands[have]);
+                if (s != no_slot)
+                    numbered.push_back(s);
+                continue;
+            }
+            slot = g.size();
+            if (speculative || !f.node->has_payload)
+                slot = g.slot_of(f.node, numbered.data() + f.first);
+            if (slot == g.size()) {
+                g.node.push_back(f.node);
+                for (std::size_t k = 0; k < f.node->arity; ++k)
+                    g.operand.push_back(numbered[f.first + k]);
+                g.first_operand.push_back(g.operand.size());
+            }
+            numbered.resize(f.first);
+            frames.pop_back();
+            if (!frames.empty())
+                numbered.push_back(slot);
+        }
+        g.roots.push_back(slot);
+    }
+    return g;
+}
+
+/// A numbered graph as constants: number_graph's result, and for each slot a path from an
+/// output by which its node is reached: slot s's node is operand `position[s]` of slot
+/// `parent[s]`'s node, or output `position[s]` (parent no_slot). Each slot's parent is a reader
+/// nearest the outputs, so the paths, which the slots' types and node pointers are derived
+/// along (slot_node, collect_nodes), stay short.
+template <std::size_t N, std::size_t E, std::size_t R>
+struct numbered_graph {
+    std::array<std::size_t, N + 1> first_operand{};
+    std::array<std::size_t, E + 1> operand{};
+    std::array<std::size_t, R + 1> roots{};
+    std::array<std::size_t, N + 1> parent{};
+    std::array<std::size_t, N + 1> position{};
+};
+template <std::size_t N, std::size_t E, std::size_t R>
+constexpr numbered_graph<N, E, R> freeze(const numbering& g) {
+    numbered_graph<N, E, R> out{};
+    for (std::size_t s = 0; s <= N; ++s)
+        out.first_operand[s] = g.first_operand[s];
+    for (std::size_t e = 0; e < E; ++e)
+        out.operand[e] = g.operand[e];
+    std::array<std::size_t, N + 1> depth{};
+    for (std::size_t s = 0; s < N; ++s)
+        depth[s] = no_slot;
+    for (std::size_t r = R; r-- > 0;) {
+        out.roots[r] = g.roots[r];
+        depth[g.roots[r]] = 0;
+        out.parent[g.roots[r]] = no_slot;
+        out.position[g.roots[r]] = r;
+    }
+    // Readers come after their operands, so when slot u is reached its depth is final.
+    for (std::size_t u = N; u-- > 0;)
+        for (std::size_t k = 0; k < g.first_operand[u + 1] - g.first_operand[u]; ++k) {
+            const std::size_t o = g.operand[g.first_operand[u] + k];
+            if (depth[u] + 1 < depth[o]) {
+                depth[o] = depth[u] + 1;
+                out.parent[o] = u;
+                out.position[o] = k;
+            }
+        }
+    return out;
+}
+
+template <class Numbering, std::size_t S, bool Output = Numbering::graph.parent[S] == no_slot>
+struct slot_node;
+/// Slot S's node type: an output's.
+template <class Numbering, std::size_t S>
+struct slot_node<Numbering, S, true> {
+    using type = indexed::type_at<Numbering::graph.position[S], typename Numbering::outputs>;
+};
+/// Slot S's node type: its parent's operand's.
+template <class Numbering, std::size_t S>
+struct slot_node<Numbering, S, false> {
+    using type = child_t<Numbering::graph.position[S],
+                         typename slot_node<Numbering, Numbering::graph.parent[S]>::type>;
 };
 
 /// The most node visits exact_visits counts: past it, the exact numbering is too costly to make.
 inline constexpr std::size_t exact_visits_limit = std::size_t{1} << 16;
 
-/// How many nodes number<Node, Prog, false> visits, at most exact_visits_limit: a node with a
-/// payload under it is walked at each mention, operands included; any other node once. One
+/// How many nodes the exact numbering visits, at most exact_visits_limit: a node with a payload
+/// under it is walked at each mention, operands included; any other node once. One
 /// instantiation per node type, so it is cheap where the numbering it predicts is not (each
 /// mention of a shared subtree doubles what is under it).
 template <class Node, class Children = typename Node::children_type>
 struct exact_visits;
 template <class Node, class... Cs>
-struct exact_visits<Node, std::tuple<Cs...>> {
+struct exact_visits<Node, operands<Cs...>> {
     static constexpr std::size_t value =
         contains_payload_v<Node>
             ? std::min(exact_visits_limit, (std::size_t{1} + ... + exact_visits<Cs>::value))
             : 1;
 };
 
-template <std::size_t... S>
-constexpr std::array<std::size_t, sizeof...(S)> slots_array(std::index_sequence<S...>) {
-    return {S...};
-}
+/// The slot of the first instruction of Prog whose node is Node (Prog::size if none).
+template <class Node, class Prog>
+struct find_node;
+template <class Node, class... Is>
+struct find_node<Node, program<Is...>> {
+    static constexpr std::size_t value = [] {
+        std::size_t i = 0;
+        (void)((std::is_same_v<Node, typename Is::node> ? false : (++i, true)) && ...);
+        return i;
+    }();
+};
 
+} // namespace detail
+
+namespace detail {
+template <class... Roots>
+inline constexpr std::array<const node_facts*, sizeof...(Roots)> output_facts{
+    &facts_of<Roots>::value...};
+template <bool Speculative, class... Roots>
+constexpr numbering number_outputs() {
+    return number_graph(Speculative, output_facts<Roots...>.data(), sizeof...(Roots));
+}
+/// The numbered graph of the outputs Roots... (number_graph, frozen), for program_of.
+template <bool Speculative, class... Roots>
+struct numbered_outputs {
+    static constexpr bool speculative = Speculative;
+    using outputs = indexed::pack<Roots...>;
+    static constexpr std::size_t size = number_outputs<Speculative, Roots...>().size();
+    static constexpr std::size_t operand_count =
+        number_outputs<Speculative, Roots...>().operand_count();
+    static constexpr auto graph =
+        freeze<size, operand_count, sizeof...(Roots)>(number_outputs<Speculative, Roots...>());
+};
 } // namespace detail
 
 /// The program of the graph whose outputs are the nodes Roots..., and the slot of each output.
@@ -228,11 +337,26 @@ constexpr std::array<std::size_t, sizeof...(S)> slots_array(std::index_sequence<
 /// are equal (valid only when their payloads turn out equal: see collect_nodes).
 ///   using P = program_of<false, Root>;   P::prog::size, P::roots[0]
 template <bool Speculative, class... Roots>
-struct program_of {
-    using numbered = detail::number_children<program<>, Speculative, std::tuple<Roots...>>;
-    using prog = typename numbered::prog;
-    static constexpr std::array<std::size_t, sizeof...(Roots)> roots =
-        detail::slots_array(typename numbered::slots{});
+struct program_of : detail::numbered_outputs<Speculative, Roots...> {
+private:
+    using numbered = detail::numbered_outputs<Speculative, Roots...>;
+    template <std::size_t S, std::size_t... K>
+    static auto instr_of(std::index_sequence<K...>)
+        -> instr<typename detail::slot_node<numbered, S>::type,
+                 numbered::graph.operand[numbered::graph.first_operand[S] + K]...>;
+    template <std::size_t... S>
+    static auto program_from(std::index_sequence<S...>)
+        -> program<decltype(instr_of<S>(std::make_index_sequence<numbered::graph.first_operand[S + 1] -
+                                                                 numbered::graph.first_operand[S]>{}))...>;
+
+public:
+    using prog = decltype(program_from(std::make_index_sequence<numbered::size>{}));
+    static constexpr std::array<std::size_t, sizeof...(Roots)> roots = [] {
+        std::array<std::size_t, sizeof...(Roots)> r{};
+        for (std::size_t k = 0; k < sizeof...(Roots); ++k)
+            r[k] = numbered::graph.roots[k];
+        return r;
+    }();
 };
 
 /// One pointer per slot of Prog to the node object of that slot (its payload: scalar values,
@@ -279,73 +403,60 @@ bool payload_equal(const opaque<Op, Cs...>& a, const opaque<Op, Cs...>& b) {
 
 namespace detail {
 
-/// Records node n and every node under it in the program Final, where a node's slot is the
-/// first of its type: so it is in a speculative numbering (one slot per type), and in the exact
-/// one for a node without payloads under it. Each node type is one instantiation (the walk does
-/// not carry the program numbered so far), and a payload-free subtree recorded once is not
-/// walked again: a backward graph's types name the forward nodes over and over.
-/// slot = &n. The pointers live as long as the traced call's nodes (collect_nodes' callers
+/// slot = node. The pointers live as long as the traced call's nodes (collect_nodes' callers
 /// use them within it). Not inlined: inlined into a caller whose nodes are locals, g++ 12's
 /// -Wdangling-pointer takes the store for an escape and reports it.
 [[gnu::noinline]] inline void record_at(const void*& slot, const void* node) {
     slot = node;
 }
 
-/// ptrs is the first of Final's node pointers. A plain pointer, not the std::array: these
-/// functions are the same code for programs of different sizes, and once g++ 12 has folded two
-/// of them into one, its -Warray-bounds takes the smaller program's array for the larger one's.
-template <class Final, class Node>
-void collect_by_type(const Node& n, const void** ptrs, bool& equal) {
-    const void*& slot = ptrs[find_node<Node, Final>::value];
-    if constexpr (!contains_payload_v<Node>) {
-        if (slot != nullptr)
-            return;
-    }
-    std::apply([&](const auto&... c) { (collect_by_type<Final>(c, ptrs, equal), ...); },
-               n.children);
-    if constexpr (Node::has_payload)
-        if (slot != nullptr && !payload_equal(*static_cast<const Node*>(slot), n))
-            equal = false;
-    record_at(slot, &n);
-}
-
-template <class Final, class Prog, class Node>
-void collect_exact(const Node& n, const void** ptrs, bool& equal);
-
-template <class Final, class Prog, std::size_t I, class... Cs>
-void collect_exact_children(const std::tuple<Cs...>& children, const void** ptrs, bool& equal) {
-    if constexpr (I < sizeof...(Cs)) {
-        const auto& c = std::get<I>(children);
-        collect_exact<Final, Prog>(c, ptrs, equal);
-        collect_exact_children<
-            Final, typename number<std::remove_cvref_t<decltype(c)>, Prog, false>::prog, I + 1>(
-            children, ptrs, equal);
-    }
-}
-
-/// The run-time mirror of the exact numbering number<Node, Prog, false>, where a node with a
-/// payload under it gets slots of its own at each visit.
-template <class Final, class Prog, class Node>
-void collect_exact(const Node& n, const void** ptrs, bool& equal) {
-    if constexpr (!contains_payload_v<Node>) {
-        collect_by_type<Final>(n, ptrs, equal);
+/// Points slot S at its node: an output, or its parent's operand (numbered_graph's paths; the
+/// parent, a later slot, is pointed at first). ptrs is the first of the node pointers: a plain
+/// pointer, not the std::array, as these functions are the same code for programs of different
+/// sizes, and once g++ 12 has folded two of them into one, its -Warray-bounds takes the smaller
+/// program's array for the larger one's.
+template <class Numbering, std::size_t S>
+void point_at(const void** ptrs, const void* const* outputs) {
+    constexpr std::size_t parent = Numbering::graph.parent[S];
+    constexpr std::size_t position = Numbering::graph.position[S];
+    if constexpr (parent == no_slot) {
+        record_at(ptrs[S], outputs[position]);
     } else {
-        collect_exact_children<Final, Prog, 0>(n.children, ptrs, equal);
-        record_at(ptrs[number<Node, Prog, false>::slot], &n);
+        using node = typename Numbering::prog::template node_at<parent>;
+        record_at(ptrs[S], &child<position>(*static_cast<const node*>(ptrs[parent])));
     }
 }
+
+/// Clears `equal` where a node with a payload in n's graph differs from the node of its slot in
+/// the speculative program Prog, which merged all nodes of its type. Walks every mention of the
+/// nodes with payloads under them, and nothing else.
+template <class Prog, class Node>
+void check_payloads(const Node& n, const void* const* ptrs, bool& equal) {
+    if constexpr (contains_payload_v<Node>) {
+        if constexpr (Node::has_payload)
+            if (!payload_equal(*static_cast<const Node*>(ptrs[find_node<Node, Prog>::value]), n))
+                equal = false;
+        indexed::apply([&](const auto&... c) { (check_payloads<Prog>(c, ptrs, equal), ...); },
+                       n.children);
+    }
+}
+
 } // namespace detail
 
-/// The final program's node pointers for the output nodes `roots`; `equal` is cleared when a
-/// speculative numbering merged nodes whose payloads differ (the program is then invalid).
-template <class Final, bool Speculative, class... Roots>
-node_pointers_t<Final> collect_nodes(bool& equal, const Roots&... roots) {
-    node_pointers_t<Final> ptrs{};
-    if constexpr (Speculative)
-        (detail::collect_by_type<Final>(roots, ptrs.data(), equal), ...);
-    else
-        detail::collect_exact_children<Final, program<>, 0>(std::tuple<const Roots&...>(roots...),
-                                                            ptrs.data(), equal);
+/// The node pointers of Numbering's program (a program_of) for the output nodes `roots`;
+/// `equal` is cleared when a speculative numbering merged nodes whose payloads differ (the
+/// program is then invalid).
+template <class Numbering, class... Roots>
+node_pointers_t<typename Numbering::prog> collect_nodes(bool& equal, const Roots&... roots) {
+    using P = typename Numbering::prog;
+    node_pointers_t<P> ptrs{};
+    const std::array<const void*, sizeof...(Roots) + 1> outputs{&roots..., nullptr};
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (detail::point_at<Numbering, P::size - 1 - I>(ptrs.data(), outputs.data()), ...);
+    }
+    (std::make_index_sequence<P::size>{});
+    if constexpr (Numbering::speculative)
+        (detail::check_payloads<P>(roots, ptrs.data(), equal), ...);
     return ptrs;
 }
 

@@ -326,10 +326,10 @@ struct trace {
     }
     trace(const trace&) = delete;
 
-    template <class P, bool Speculative>
-    node_pointers_t<P> collect(bool& equal) const {
+    template <class Numbering>
+    node_pointers_t<typename Numbering::prog> collect(bool& equal) const {
         return std::apply(
-            [&](const auto&... r) { return collect_nodes<P, Speculative>(equal, r...); }, outputs);
+            [&](const auto&... r) { return collect_nodes<Numbering>(equal, r...); }, outputs);
     }
 
     /// Calls run(tag, node pointers) with the program this call's values allow: the speculative
@@ -341,12 +341,12 @@ struct trace {
     template <class R, class Run, class WithoutProgram>
     R with_program(Run&& run, WithoutProgram&& without_program) const {
         bool equal = true;
-        const auto spec = collect<prog, true>(equal);
+        const auto spec = collect<spec_numbered>(equal);
         if (equal)
             return run(program_key<trace, true>{}, spec);
         if constexpr (exact_numbered_too) {
             // When both programs are one, this instantiates nothing new.
-            const auto exact = collect<exact_prog, false>(equal);
+            const auto exact = collect<exact_numbered>(equal);
             using exact_key =
                 std::conditional_t<std::is_same_v<prog, exact_prog> &&
                                        spec_numbered::roots == exact_numbered::roots,
