@@ -18,7 +18,9 @@ namespace staticpy::indexed {
 template <std::size_t I, class T>
 struct element {
     using type = T;
-    T value;
+    // An empty T takes no room: a graph node's operands are mostly nodes without run-time
+    // attributes, which are then no bytes to copy.
+    [[no_unique_address]] T value;
 };
 
 template <class Seq, class... T>

@@ -37,12 +37,18 @@ namespace staticpy::graph {
 /// A node's operand nodes: a plain aggregate, one element per operand. Not a std::tuple, whose
 /// constrained constructors check every operand type each time a node is built: a traced
 /// training step builds thousands of nodes, each holding the nodes under it, and those checks
-/// were a third of the compiler's time for its trace.
+/// were a third of the compiler's time for its trace. A node without run-time attributes under
+/// it is an empty, trivially copyable object that takes no room among its reader's operands
+/// (indexed::element), so building a node copies the payloads under it (scalars, dims) and
+/// nothing else: a backward graph names the forward nodes over and over, and the code copying
+/// them was most of the optimiser's work on a training step's trace.
 template <class... Cs>
 struct operands : indexed::pack<Cs...> {
     static constexpr std::size_t size = sizeof...(Cs);
     // Not explicit: a node is built as ew<F, A, B>{{a, b}}.
     constexpr operands(const Cs&... cs) : indexed::pack<Cs...>{{cs}...} {}
+    // (Without operands, the constructor above is the default one.)
+    constexpr operands() requires(sizeof...(Cs) > 0) : indexed::pack<Cs...>{} {}
 };
 
 /// The type of node N's operand I, and node n's operand I.
@@ -85,15 +91,6 @@ struct input {
     static constexpr bool materialized = true;
     static constexpr std::size_t index = I;
     children_type children{};
-
-    input() = default;
-    // Not constexpr, on purpose: every node above an input copies it, so a graph of inputs and
-    // payload-free ops would otherwise be a constant expression, and g++ folds each copy of it
-    // at compile time. A backward graph's nodes hold copies of the forward nodes they read, so
-    // that folding grows with the graph's paths, not its nodes: two minutes for LeNet-5's
-    // gradient. (Nodes with payloads are not constants anyway.)
-    input(const input&) noexcept {}
-    input& operator=(const input&) noexcept { return *this; }
 };
 
 /// A tensor the traced function captured (weights in a lambda's capture): a constant of the graph.
