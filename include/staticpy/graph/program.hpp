@@ -324,9 +324,14 @@ template <bool Speculative, class... Roots>
 struct numbered_outputs {
     static constexpr bool speculative = Speculative;
     using outputs = indexed::pack<Roots...>;
-    static constexpr std::size_t size = number_outputs<Speculative, Roots...>().size();
-    static constexpr std::size_t operand_count =
-        number_outputs<Speculative, Roots...>().operand_count();
+    // The arrays' sizes from one numbering, the arrays from a second (a constant expression's
+    // vectors cannot outlive it; the compilers keep no result to reuse).
+    static constexpr std::array<std::size_t, 2> sizes = [] {
+        const numbering g = number_outputs<Speculative, Roots...>();
+        return std::array<std::size_t, 2>{g.size(), g.operand_count()};
+    }();
+    static constexpr std::size_t size = sizes[0];
+    static constexpr std::size_t operand_count = sizes[1];
     static constexpr auto graph =
         freeze<size, operand_count, sizeof...(Roots)>(number_outputs<Speculative, Roots...>());
 };
