@@ -2,16 +2,41 @@
 // Compile-time errors of list and dict that must show what Python shows.
 //
 // A static_assert's text is a string literal (until C++26), so it cannot contain the offending
-// value or type name. Two mechanisms get them onto the first lines of the error anyway:
+// value or type name. Two mechanisms get them onto the first error line anyway:
 //   - STATICPY_TYPE_ERROR_PER_KIND pastes each Python type name into one static_assert per kind,
 //     of which only the one for the offending kind fires;
-//   - the raise:: tags carry a compile-time value's repr as a char pack in the failing
-//     requirement: clang prints the requirement beside the message, g++ in the note right under
-//     it ("'staticpy::raise::KeyError<...'m', 'i'...>' evaluates to false"). A char pack rather
-//     than a fixed_string because clang 14 prints a fixed_string as character codes.
+//   - a compile-time key or value rides as the template arguments of a raise:: tag
+//     (raise::with<raise::KeyError, K> is raise::KeyError<'b'> for "b"_s), and the first error
+//     line names the tag, arguments included:
+//       clang 14: error: static_assert failed due to requirement
+//                 'raise::raised<staticpy::raise::KeyError<'b'>>' "staticpy: KeyError: ..."
+//       g++ 12:   error: invalid use of incomplete type 'struct staticpy::raise::KeyError<'b'>'
+//                 (then, as the next error: static assertion failed: staticpy: KeyError: ...)
+//     so "staticpy::raise::KeyError<'b'>" is on the first line in both (compile-fail tests
+//     expect it). g++ puts no part of a static_assert's condition on its first line (only in a
+//     note after it, "'...' evaluates to false"), hence the g++-only error of raise::show.
+//
+// Why the arguments are values and a str a pack of chars (tried on g++ 12 and clang 14):
+//   - a class-type template argument holding the text (fixed_string) is no text in clang 14,
+//     which prints any class value by its members' numbers: KeyError<fs<3>{{39, 98, 39, 0}}>;
+//     g++ prints it as a string, but escapes the quotes: fs<3>{"\'b\'"}. A struct of chars is
+//     c3{'x', 'b', 'y'} in g++ and {120, 98, 121} in clang. Only a template argument of type
+//     char prints as a character in both ('b', '\''; a byte above 127 is '\xc3' in clang,
+//     '\37777777703' in g++);
+//   - so a str shows as its characters without Python's quotes, each quoted as a char already:
+//     "b" is <'b'>, "lr" is <'l', 'r'>, "" is <>. An int is an int (<5>; beyond int's range a long
+//     long, 5000000000LL in clang), a bool <true>/<false>, None <nullptr>, and a float the bits
+//     of its double (<(staticpy::detail::float_bits)4612811918334230528>: no compiler here prints
+//     a floating-point template argument, and the shortest repr is not computed).
+//   - No form puts Python's own text ("KeyError: 'b'") on both first lines: clang's message
+//     comes after the requirement and is a literal, and g++ prints no template argument in a
+//     static assertion's line.
 
-#include <array>
+#include <bit>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <utility>
 
 #include "staticpy/core/constant.hpp"
@@ -43,81 +68,66 @@ constexpr kind unless(kind k, Handled... handled) {
     return ((k == handled) || ...) ? kind_handled_elsewhere : k;
 }
 
-/// Python's repr of a compile-time scalar, as characters (at most 40, enough for a key).
-template <class V>
-constexpr auto repr_chars() {
-    struct text {
-        std::array<char, 48> c{};
-        std::size_t n = 0;
-        constexpr void add(char x) { c[n++] = x; }
-        constexpr void add(std::string_view s) {
-            for (std::size_t i = 0; i < s.size() && n < 40; ++i)
-                add(s[i]);
+/// The bits of a compile-time float, as a template argument that says it is one.
+enum class float_bits : std::uint64_t {};
+
+/// std::type_identity<Tag<args...>>, where args show the compile-time scalar V (see the top).
+template <template <auto...> class Tag, class V>
+constexpr auto tag_showing() {
+    if constexpr (is_str_constant_v<V>) {
+        return []<std::size_t... I>(std::index_sequence<I...>) {
+            return std::type_identity<Tag<V::value[I]...>>{};
         }
-    } out;
-    if constexpr (std::is_same_v<V, none_t>) {
-        out.add(std::string_view("None"));
+        (std::make_index_sequence<V::value.size()>{});
     } else if constexpr (is_bool_constant_v<V>) {
-        out.add(std::string_view(V::value ? "True" : "False"));
+        return std::type_identity<Tag<static_cast<bool>(V::value)>>{};
     } else if constexpr (is_int_constant_v<V>) {
-        const auto v = static_cast<long long>(V::value);
-        unsigned long long u =
-            v < 0 ? 0ULL - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
-        char digits[20]{};
-        std::size_t k = 0;
-        do {
-            digits[k++] = static_cast<char>('0' + u % 10);
-            u /= 10;
-        } while (u != 0);
-        if (v < 0)
-            out.add('-');
-        while (k > 0)
-            out.add(digits[--k]);
-    } else if constexpr (is_str_constant_v<V>) {
-        // Python quotes with ' unless the text holds a ' and no ".
-        const bool has_single = V::value.find('\'') != std::string_view::npos;
-        const bool has_double = V::value.find('"') != std::string_view::npos;
-        const char quote = has_single && !has_double ? '"' : '\'';
-        out.add(quote);
-        out.add(V::value);
-        out.add(quote);
-    }
-    return out;
-}
-
-template <char... C>
-struct repr_text {};
-template <class V>
-struct value_of_type {};
-
-template <class V>
-constexpr auto repr_of_type() {
-    if constexpr (is_int_constant_v<V> || is_bool_constant_v<V> || is_str_constant_v<V> ||
-                  std::is_same_v<V, none_t>) {
-        constexpr auto t = repr_chars<V>();
-        return [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return repr_text<t.c[I]...>{};
-        }
-        (std::make_index_sequence<t.n>{});
+        constexpr auto v = static_cast<long long>(V::value);
+        // An int prints as 5 in both compilers, a long long as 5LL in clang's.
+        if constexpr (v >= std::numeric_limits<int>::min() && v <= std::numeric_limits<int>::max())
+            return std::type_identity<Tag<static_cast<int>(v)>>{};
+        else
+            return std::type_identity<Tag<v>>{};
+    } else if constexpr (is_float_constant_v<V>) {
+        return std::type_identity<Tag<std::bit_cast<float_bits>(V::value)>>{};
     } else {
-        return value_of_type<V>{}; // a float: its type is the most a compiler prints of it
+        static_assert(std::is_same_v<V, none_t>, "staticpy: internal: no scalar constant");
+        return std::type_identity<Tag<nullptr>>{};
     }
 }
 
 } // namespace detail
 
-/// The tags whose template argument is the value Python's message shows; never true, so that
-/// static_assert(raise::KeyError<...>, ...) always fires and shows the argument.
+/// The tags: the key or value that Python's message shows, as template arguments
+/// (raise::KeyError<'b'>). Never defined: raise::show derives from one, g++'s first error.
 namespace raise {
-template <class V>
-using repr = decltype(detail::repr_of_type<V>());
+template <auto... Key>
+struct KeyError; // the arguments are the key that is not in the dict
+template <auto... Value>
+struct ValueError; // the arguments are the value that is not in the list
 
-template <class Repr>
-inline constexpr bool KeyError = false;
-template <class Repr>
-inline constexpr bool ValueError = false;
-template <class Value>
-inline constexpr bool TypeError = false;
+/// Tag with the arguments that show the compile-time scalar V: raise::with<raise::KeyError, K>.
+template <template <auto...> class Tag, class V>
+using with = typename decltype(detail::tag_showing<Tag, V>())::type;
+
+/// The condition of the static_assert that raises Tag: false, and clang prints it with Tag in
+/// full ("requirement 'raise::raised<staticpy::raise::KeyError<'b'>>'").
+template <class Tag>
+inline constexpr bool raised = false;
+
+/// Built right before that static_assert, as raise::show<Tag>{}: g++ prints no condition on its
+/// first error line, so on g++ this is the first error, naming Tag ("invalid use of incomplete
+/// type 'struct staticpy::raise::KeyError<'b'>'", from the base below); the static_assert's text
+/// is the next error. A class, not a function: g++ instantiates a function's body only at the end
+/// of the file, after the static_assert has fired. Empty on clang, whose first line is the
+/// static_assert's, Tag included.
+#if defined(__clang__)
+template <class Tag>
+struct show {};
+#else
+template <class Tag>
+struct show : Tag {}; // Tag's arguments are the key or value; the static_assert follows
+#endif
 } // namespace raise
 
 } // namespace staticpy

@@ -589,12 +589,14 @@ private:
         return p < N ? p : 0;
     }
 
-    // Only instantiated for a missing key: the key's repr is built for the message alone.
+    // Only instantiated for a missing key: the tag that shows it is built for the error alone.
     template <class K>
     static constexpr void key_error() {
-        static_assert(raise::KeyError<raise::repr<K>>,
-                      "staticpy: KeyError: {key}, where {key} (not in the dict) is "
-                      "raise::KeyError's argument");
+        using error = raise::with<raise::KeyError, K>;
+        (void)raise::show<error>{};
+        static_assert(raise::raised<error>,
+                      "staticpy: KeyError: {key}, where {key} (not in the dict) is shown as "
+                      "staticpy::raise::KeyError<{key}>");
     }
 
     template <std::size_t P>

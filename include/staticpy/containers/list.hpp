@@ -464,9 +464,11 @@ public:
                 detail::eq_status<decltype(py_eq(std::declval<Ts>(), x))>..., 0};
             constexpr std::size_t first = first_match(status, lo, hi);
             if constexpr (first == N || first >= hi) {
-                static_assert(raise::ValueError<raise::repr<X>>,
-                              "staticpy: ValueError: {x} is not in list, where {x} is "
-                              "raise::ValueError's argument");
+                using error = raise::with<raise::ValueError, X>;
+                (void)raise::show<error>{};
+                static_assert(raise::raised<error>,
+                              "staticpy: ValueError: {x} is not in list, where {x} is shown "
+                              "as staticpy::raise::ValueError<{x}>");
                 return size_<N>{};
             } else if constexpr (status[first] == 1) {
                 return size_<first>{};

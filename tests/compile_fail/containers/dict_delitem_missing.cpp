@@ -1,4 +1,4 @@
-// expect: staticpy: KeyError: {key}, where {key} (not in the dict) is raise::KeyError's argument
+// expect: staticpy::raise::KeyError<'m', 'i', 's', 's', 'i', 'n', 'g'>
 // del d["missing"]: Python's KeyError.
 #include <staticpy/containers/convert.hpp>
 #include <staticpy/containers/dict.hpp>

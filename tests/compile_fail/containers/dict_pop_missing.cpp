@@ -1,4 +1,4 @@
-// expect: staticpy: KeyError: {key}, where {key} (not in the dict) is raise::KeyError's argument
+// expect: staticpy::raise::KeyError<'m', 'i', 's', 's', 'i', 'n', 'g'>
 // d.pop("missing") without a default: Python's KeyError (with a default it is fine).
 #include <staticpy/containers/convert.hpp>
 #include <staticpy/containers/dict.hpp>

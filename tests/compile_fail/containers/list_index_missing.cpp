@@ -1,4 +1,4 @@
-// expect: staticpy: ValueError: {x} is not in list, where {x} is raise::ValueError's argument
+// expect: staticpy::raise::ValueError<3>
 // Python: [1, 2].index(3) is "ValueError: 3 is not in list" (3.11-3.13; 3.14 drops the 3)
 #include <staticpy/containers/list.hpp>
 

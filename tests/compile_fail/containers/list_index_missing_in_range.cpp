@@ -1,4 +1,4 @@
-// expect: staticpy: ValueError: {x} is not in list, where {x} is raise::ValueError's argument
+// expect: staticpy::raise::ValueError<1>
 // Python: [1, 2, 1].index(1, 1, 2)
 #include <staticpy/containers/list.hpp>
 
