@@ -5,16 +5,18 @@
 // value or type name. Two mechanisms get them onto the first error line anyway:
 //   - STATICPY_TYPE_ERROR_PER_KIND pastes each Python type name into one static_assert per kind,
 //     of which only the one for the offending kind fires;
-//   - a compile-time key or value rides as the template arguments of a raise:: tag
-//     (raise::with<raise::KeyError, K> is raise::KeyError<'b'> for "b"_s), and the first error
-//     line names the tag, arguments included:
+//   - a compile-time key or value rides as the template arguments of the class that raises the
+//     error (raise::with<raise::KeyError, K> is raise::KeyError<'b'> for "b"_s; building it
+//     fires its static_assert), so the class, arguments included, is printed with the error:
 //       clang 14: error: static_assert failed due to requirement
-//                 'raise::raised<staticpy::raise::KeyError<'b'>>' "staticpy: KeyError: ..."
-//       g++ 12:   error: invalid use of incomplete type 'struct staticpy::raise::KeyError<'b'>'
-//                 (then, as the next error: static assertion failed: staticpy: KeyError: ...)
-//     so "staticpy::raise::KeyError<'b'>" is on the first line in both (compile-fail tests
-//     expect it). g++ puts no part of a static_assert's condition on its first line (only in a
-//     note after it, "'...' evaluates to false"), hence the g++-only error of raise::show.
+//                 'raised<staticpy::raise::KeyError<'b'>>' "staticpy: KeyError: ..."
+//       g++ 12:   In instantiation of 'struct staticpy::raise::KeyError<'b'>':
+//                 ...
+//                 error: static assertion failed: staticpy: KeyError: ...
+//     g++ puts no part of a static_assert's condition on its error line (only in a note after
+//     it), but names the class being built right above. An error of its own that g++ would print
+//     first (an incomplete base naming the class) would make g++'s first error line something
+//     other than "staticpy: ...".
 //
 // Why the arguments are values and a str a pack of chars (tried on g++ 12 and clang 14):
 //   - a class-type template argument holding the text (fixed_string) is no text in clang 14,
@@ -98,36 +100,27 @@ constexpr auto tag_showing() {
 
 } // namespace detail
 
-/// The tags: the key or value that Python's message shows, as template arguments
-/// (raise::KeyError<'b'>). Never defined: raise::show derives from one, g++'s first error.
+/// The errors whose Python message shows a compile-time key or value: each is a class template
+/// whose arguments show it (raise::KeyError<'b'>), and whose static_assert fires when the class
+/// is built, as raise::with<raise::KeyError, K>{}.
 namespace raise {
-template <auto... Key>
-struct KeyError; // the arguments are the key that is not in the dict
-template <auto... Value>
-struct ValueError; // the arguments are the value that is not in the list
-
-/// Tag with the arguments that show the compile-time scalar V: raise::with<raise::KeyError, K>.
-template <template <auto...> class Tag, class V>
-using with = typename decltype(detail::tag_showing<Tag, V>())::type;
-
-/// The condition of the static_assert that raises Tag: false, and clang prints it with Tag in
-/// full ("requirement 'raise::raised<staticpy::raise::KeyError<'b'>>'").
-template <class Tag>
+/// The static_assert's condition: false, and clang prints it with the class in full
+/// ("requirement 'raised<staticpy::raise::KeyError<'b'>>'").
+template <class Error>
 inline constexpr bool raised = false;
-
-/// Built right before that static_assert, as raise::show<Tag>{}: g++ prints no condition on its
-/// first error line, so on g++ this is the first error, naming Tag ("invalid use of incomplete
-/// type 'struct staticpy::raise::KeyError<'b'>'", from the base below); the static_assert's text
-/// is the next error. A class, not a function: g++ instantiates a function's body only at the end
-/// of the file, after the static_assert has fired. Empty on clang, whose first line is the
-/// static_assert's, Tag included.
-#if defined(__clang__)
-template <class Tag>
-struct show {};
-#else
-template <class Tag>
-struct show : Tag {}; // Tag's arguments are the key or value; the static_assert follows
-#endif
+template <auto... Key>
+struct KeyError {
+    static_assert(raised<KeyError>, "staticpy: KeyError: the key shown as the arguments of "
+                                    "staticpy::raise::KeyError<...> is not in the dict");
+};
+template <auto... Value>
+struct ValueError {
+    static_assert(raised<ValueError>, "staticpy: ValueError: the value shown as the arguments "
+                                      "of staticpy::raise::ValueError<...> is not in list");
+};
+/// Error with the arguments that show the compile-time scalar V: raise::with<raise::KeyError, K>.
+template <template <auto...> class Error, class V>
+using with = typename decltype(detail::tag_showing<Error, V>())::type;
 } // namespace raise
 
 } // namespace staticpy

@@ -2,7 +2,7 @@
 // Run-time errors, named after Python's built-in exceptions so that a Python user recognises them.
 // Compile-time errors are static_asserts (or constrained overloads) whose text starts with
 // "staticpy:" and names the same exception; where Python shows the offending key or value, the
-// failing condition carries it (containers/diagnostics.hpp).
+// class that raises the error carries it as its template arguments (containers/diagnostics.hpp).
 
 #include <stdexcept>
 #include <string>

@@ -1,4 +1,4 @@
-// expect: staticpy::raise::KeyError<'m', 'i', 's', 's', 'i', 'n', 'g'>
+// expect: staticpy: KeyError: the key shown as the arguments of staticpy::raise::KeyError<...> is not in the dict
 // del d["missing"]: Python's KeyError.
 #include <staticpy/containers/convert.hpp>
 #include <staticpy/containers/dict.hpp>

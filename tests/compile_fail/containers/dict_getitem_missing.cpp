@@ -1,4 +1,4 @@
-// expect: staticpy::raise::KeyError<'m', 'i', 's', 's', 'i', 'n', 'g'>
+// expect: staticpy: KeyError: the key shown as the arguments of staticpy::raise::KeyError<...> is not in the dict
 // d["missing"] on a dict without that key: Python's KeyError, at compile time.
 #include <staticpy/containers/convert.hpp>
 #include <staticpy/containers/dict.hpp>

@@ -1,4 +1,4 @@
-// expect: staticpy::raise::KeyError<'m', 'i', 's', 's', 'i', 'n', 'g'>
+// expect: staticpy: KeyError: the key shown as the arguments of staticpy::raise::KeyError<...> is not in the dict
 // d.pop("missing") without a default: Python's KeyError (with a default it is fine).
 #include <staticpy/containers/convert.hpp>
 #include <staticpy/containers/dict.hpp>

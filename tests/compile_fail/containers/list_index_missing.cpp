@@ -1,4 +1,4 @@
-// expect: staticpy::raise::ValueError<3>
+// expect: staticpy: ValueError: the value shown as the arguments of staticpy::raise::ValueError<...> is not in list
 // Python: [1, 2].index(3) is "ValueError: 3 is not in list" (3.11-3.13; 3.14 drops the 3)
 #include <staticpy/containers/list.hpp>
 

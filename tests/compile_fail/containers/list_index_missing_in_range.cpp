@@ -1,4 +1,4 @@
-// expect: staticpy::raise::ValueError<1>
+// expect: staticpy: ValueError: the value shown as the arguments of staticpy::raise::ValueError<...> is not in list
 // Python: [1, 2, 1].index(1, 1, 2)
 #include <staticpy/containers/list.hpp>
 
