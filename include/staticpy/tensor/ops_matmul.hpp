@@ -138,9 +138,9 @@ Tensor<T, S> blas_operand(const Tensor<T, S>& x) {
     return blas_readable(rows, cols, s_row, s_col) ? x : x.contiguous();
 }
 
+/// matmul_impl's work, on operands of dynamic shapes.
 template <class T, class SA, class SB>
-auto matmul_impl(const Tensor<T, SA>& a_in, const Tensor<T, SB>& b_in) {
-    check_matmul_types<T, T>();
+auto matmul_rank_erased(const Tensor<T, SA>& a_in, const Tensor<T, SB>& b_in) {
     const Device device = check_same_device(a_in, b_in);
     if constexpr (!std::is_floating_point_v<T>)
         if (device.is_cuda()) // cuBLAS multiplies floating-point matrices only
@@ -149,7 +149,6 @@ auto matmul_impl(const Tensor<T, SA>& a_in, const Tensor<T, SB>& b_in) {
     const Tensor<T, SA> a = device.is_cuda() ? blas_operand<true>(a_in) : a_in;
     const Tensor<T, SB> b = device.is_cuda() ? blas_operand<false>(b_in) : b_in;
     using info = detail::matmul_shapes<SA, SB>;
-    check_inner_static<typename info::k_a, typename info::k_b>();
     constexpr std::size_t ra = info::ra, rb = info::rb;
     constexpr std::size_t nb = info::batch::rank;
 
@@ -272,6 +271,24 @@ auto matmul_impl(const Tensor<T, SA>& a_in, const Tensor<T, SB>& b_in) {
         cblock += n * m;
     });
     return out;
+}
+
+template <class T, class SA, class SB>
+auto matmul_impl(const Tensor<T, SA>& a_in, const Tensor<T, SB>& b_in) {
+    check_matmul_types<T, T>();
+    using info = detail::matmul_shapes<SA, SB>;
+    check_inner_static<typename info::k_a, typename info::k_b>();
+    using erased_a = dynamic_shape<SA::rank>;
+    using erased_b = dynamic_shape<SB::rank>;
+    if constexpr (!std::is_same_v<SA, erased_a> || !std::is_same_v<SB, erased_b>) {
+        // The product's work depends on the ranks, not on the static extents: it runs on the
+        // operands seen with dynamic shapes, compiled once per (dtype, ranks) rather than once
+        // per pair of shapes; the result takes its static shape back (checked, as a view).
+        return Tensor<T, typename info::result>(
+            matmul_impl(Tensor<T, erased_a>(a_in), Tensor<T, erased_b>(b_in)));
+    } else {
+        return matmul_rank_erased(a_in, b_in);
+    }
 }
 } // namespace detail
 
