@@ -69,15 +69,21 @@ struct is_eager_leaf
 template <class F>
 using float_argument_t = typename graph::ew<fn::grad_input<void, 0>, graph::scalar<F>>::value_type;
 
+/// The tape's rule of an identity: the cotangent passes on as it is.
+struct identity_rule {
+    template <class I, class G, class Out, class X>
+    G operator()(I, const G& g, const Out&, const X&) const {
+        return g;
+    }
+};
+
 /// A PYNATIVE_MODE grad's input made of an outer grad's Var x (grad(grad(f))): a recorded
 /// identity of x, through which the outer grad's cotangents pass on, or a leaf of its own when x
 /// is not recorded.
 template <class T, class S>
 Var<T, S> nested_input(const Var<T, S>& x) {
     if (x.node) {
-        auto identity = record(
-            Tensor<T, S>(x.value), [](auto, const auto& g, const auto&, const auto&) { return g; },
-            x);
+        auto identity = record(Tensor<T, S>(x.value), identity_rule{}, x);
         if (identity.node)
             return identity;
     }

@@ -287,24 +287,31 @@ void send_cotangent(const C& c, const X& x) {
     }
 }
 
-/// Records the op that computed y from operands xs: its node passes a cotangent g back through
-/// rule(integral_constant<I>, g, y, xs...) to each recorded operand I.
-/// (Its result type is spelt out: ops whose rules use the op itself, as t()'s does, must know it
-/// before this body is instantiated.)
-template <class Y, class Rule, class... Xs>
-Var<typename Y::value_type, typename Y::shape_type> record(Y y, const Rule& rule, const Xs&... xs) {
-    using T = typename Y::value_type;
-    using S = typename Y::shape_type;
-    constexpr std::size_t R = S::rank;
-    if (!autograd::recording() || !(is_recorded(xs) || ...))
-        return Var<T, S>{std::move(y), nullptr};
+/// An operand as the tape's nodes keep it: a Var or a tensor as a Var of its rank's dynamic
+/// shape (as_dynamic_var), a compile-time number as it is.
+template <class X>
+auto as_tape_operand(const X& x) {
+    if constexpr (is_var_v<X> || is_tensor_v<X> || std::is_arithmetic_v<X>)
+        return as_dynamic_var(x);
+    else
+        return x;
+}
+
+/// The node of an op whose value y was computed from operands xs (as_tape_operand's): it passes
+/// a cotangent g back through rule(integral_constant<I>, g, y, xs...) to each recorded operand I.
+/// The node, its rule's instantiations and the backward pass's ops depend on the dtype and rank
+/// of the values, not on their static extents: the tape is compiled once per (op, dtypes, ranks)
+/// rather than once per shape of every op a program records.
+template <class T, std::size_t R, class Rule, class... Xs>
+std::shared_ptr<autograd::value_node<T, R>> record_node(Tensor<T, dynamic_shape<R>> y,
+                                                        const Rule& rule, const Xs&... xs) {
+    using V = Var<T, dynamic_shape<R>>;
     auto pass = [rule, operands = std::tuple{xs...}](autograd::value_node<T, R>& self) {
         // Recorded Vars (the cotangent's node, this node): a recording backward pass builds the
         // gradient's graph from them; otherwise nothing records and the nodes go unused.
-        const Var<T, S> g{Tensor<T, S>(*self.cotangent), self.cotangent_node};
-        const Var<T, S> out{
-            Tensor<T, S>(self.value),
-            std::static_pointer_cast<autograd::value_node<T, R>>(self.shared_from_this())};
+        const V g{*self.cotangent, self.cotangent_node};
+        const V out{self.value,
+                    std::static_pointer_cast<autograd::value_node<T, R>>(self.shared_from_this())};
         std::apply(
             [&](const auto&... x) {
                 [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -328,8 +335,8 @@ Var<typename Y::value_type, typename Y::shape_type> record(Y y, const Rule& rule
             },
             operands);
     };
-    auto n = std::make_shared<autograd::op_node<T, R, decltype(pass)>>(
-        Tensor<T, dynamic_shape<R>>(y), std::move(pass));
+    auto n = std::make_shared<autograd::op_node<T, R, decltype(pass)>>(std::move(y),
+                                                                       std::move(pass));
     (
         [&] {
             if constexpr (is_var_v<Xs>)
@@ -337,8 +344,44 @@ Var<typename Y::value_type, typename Y::shape_type> record(Y y, const Rule& rule
                     n->operands.push_back(xs.node);
         }(),
         ...);
+    return n;
+}
+
+/// Records the op that computed y from operands xs: its node passes a cotangent back through
+/// rule(integral_constant<I>, g, y, xs...) to each recorded operand I, each of them a Var of a
+/// dynamic shape (record_node). Rule is a named class, not a lambda of the op's template, so that
+/// one rule serves every shape.
+/// (Its result type is spelt out: ops whose rules use the op itself, as t()'s does, must know it
+/// before this body is instantiated.)
+template <class Y, class Rule, class... Xs>
+Var<typename Y::value_type, typename Y::shape_type> record(Y y, const Rule& rule, const Xs&... xs) {
+    using T = typename Y::value_type;
+    using S = typename Y::shape_type;
+    constexpr std::size_t R = S::rank;
+    if (!autograd::recording() || !(is_recorded(xs) || ...))
+        return Var<T, S>{std::move(y), nullptr};
+    auto n = record_node<T, R>(Tensor<T, dynamic_shape<R>>(y), rule, as_tape_operand(xs)...);
     return Var<T, S>{std::move(y), std::move(n)};
 }
+
+/// The tape's rule of elementwise op F: F's vjp.
+template <class F>
+struct elementwise_rule {
+    template <class I, class G, class Out, class... X>
+    auto operator()(I, const G& g, const Out& out, const X&... x) const {
+        return F::template vjp<I::value>(g, out, x...);
+    }
+};
+
+/// The tape's rule of op object Op: op_vjp.
+template <class Op>
+struct op_rule {
+    Op op;
+    template <class I, class G, class Out, class... X>
+    auto operator()(I, const G& g, const Out& out, const X&... x) const {
+        return op_vjp<I::value>(op, g, out, x...);
+    }
+};
 
 /// Elementwise ops on Vars (the tensor layer's hook): computed, and recorded with F's vjp.
 template <class F>
@@ -350,12 +393,7 @@ struct symbolic_elementwise<autograd::tape_family, F> {
         if constexpr (!std::is_floating_point_v<typename Y::value_type>) // a comparison's bool
             return Var<typename Y::value_type, typename Y::shape_type>{std::move(y), nullptr};
         else
-            return record(
-                std::move(y),
-                [](auto i, const auto& g, const auto& out, const auto&... x) {
-                    return F::template vjp<i()>(g, out, x...);
-                },
-                as_rule_operand(args)...);
+            return record(std::move(y), elementwise_rule<F>{}, as_rule_operand(args)...);
     }
 };
 
@@ -378,12 +416,7 @@ struct symbolic_op<autograd::tape_family> {
         if constexpr (!std::is_floating_point_v<typename Y::value_type>) // argmax's, one_hot's
             return Var<typename Y::value_type, typename Y::shape_type>{std::move(y), nullptr};
         else
-            return record(
-                std::move(y),
-                [op](auto i, const auto& g, const auto& out, const auto&... x) {
-                    return op_vjp<decltype(i)::value>(op, g, out, x...);
-                },
-                as_rule_operand(args)...);
+            return record(std::move(y), op_rule<Op>{op}, as_rule_operand(args)...);
     }
 };
 
@@ -392,6 +425,16 @@ struct symbolic_op<autograd::tape_family> {
 // ---- the ops that are not elementwise or op objects -------------------------------------------
 
 namespace detail {
+/// The tape's rule of reduction R over dim.
+template <class R, bool Keep, class Dim>
+struct reduction_rule {
+    Dim dim;
+    template <class I, class G, class Out, class X>
+    auto operator()(I, const G& g, const Out& out, const X& x) const {
+        return R::template vjp<Keep>(g, out, x, dim);
+    }
+};
+
 template <class R, bool Keep, class T, class S, class Dim>
 auto record_reduction(const Var<T, S>& x, const Dim& dim) {
     auto y = [&] {
@@ -410,12 +453,7 @@ auto record_reduction(const Var<T, S>& x, const Dim& dim) {
             return fn::reduce<R, Keep>(x.value, dim);
         }
     }();
-    return record(
-        std::move(y),
-        [dim](auto, const auto& g, const auto& out, const auto& xx) {
-            return R::template vjp<Keep>(g, out, xx, dim);
-        },
-        x);
+    return record(std::move(y), reduction_rule<R, Keep, Dim>{dim}, x);
 }
 } // namespace detail
 
@@ -478,16 +516,22 @@ auto argmin(const Var<T, S>& x, const A&... args) {
     return argmin(x.value, args...);
 }
 
+namespace detail {
+/// The tape's rule of matmul.
+struct matmul_rule {
+    template <class I, class G, class Out, class X, class W>
+    auto operator()(I, const G& g, const Out&, const X& x, const W& w) const {
+        return matmul_vjp<I::value>(g, x, w);
+    }
+};
+} // namespace detail
+
 /// torch.matmul with a Var on either side (a Tensor on the other is a constant).
 template <class A, class B>
 requires(is_var_v<A> || is_var_v<B>) auto matmul(const A& a, const B& b) {
     auto y = matmul(detail::eager_value(a), detail::eager_value(b));
-    return detail::record(
-        std::move(y),
-        [](auto i, const auto& g, const auto&, const auto& x, const auto& w) {
-            return detail::matmul_vjp<i()>(g, x, w);
-        },
-        detail::as_rule_operand(a), detail::as_rule_operand(b));
+    return detail::record(std::move(y), detail::matmul_rule{}, detail::as_rule_operand(a),
+                          detail::as_rule_operand(b));
 }
 /// linear(x, w[, b]) = x · wᵀ (+ b) with Vars.
 template <class X, class W>
