@@ -337,6 +337,27 @@ Out* storage_lender(Args&&... args) {
     return lender;
 }
 
+/// Whether argument X is a scalar or a tensor of its rank's dynamic shape.
+template <class X>
+inline constexpr bool is_rank_erased_arg_v = [] {
+    using A = std::remove_cvref_t<X>;
+    if constexpr (is_tensor_v<A>)
+        return std::is_same_v<typename A::shape_type, dynamic_shape<A::rank>>;
+    else
+        return true;
+}();
+
+/// A tensor argument as a tensor of its rank's dynamic shape (an rvalue's storage moved on, so
+/// that it can still lend its memory); a scalar as it is.
+template <class X>
+decltype(auto) rank_erased_arg(X&& x) {
+    using A = std::remove_cvref_t<X>;
+    if constexpr (is_tensor_v<A>)
+        return Tensor<typename A::value_type, dynamic_shape<A::rank>>(std::forward<X>(x));
+    else
+        return std::forward<X>(x);
+}
+
 } // namespace detail
 
 /// The arguments an elementwise op takes: tensors and scalars, at least one tensor (or traced
@@ -357,6 +378,12 @@ auto elementwise(Args&&... args) {
     if constexpr ((detail::is_symbolic_arg_v<Args> || ...)) {
         return detail::symbolic_elementwise<detail::first_family_t<Args...>, F>::apply(
             std::as_const(args)...);
+    } else if constexpr (!(detail::is_rank_erased_arg_v<Args> && ...)) {
+        // The loop depends on the operands' dtypes and ranks, not on their static extents: it
+        // runs on the tensors seen with dynamic shapes, one instantiation per (F, dtypes, ranks)
+        // for every shape, and the result takes its static shape back (checked, no copy).
+        using out_t = detail::elementwise_result_t<F, std::remove_cvref_t<Args>...>;
+        return out_t(elementwise<F>(detail::rank_erased_arg(std::forward<Args>(args))...));
     } else {
         const Device device = detail::check_same_device(args...);
         using out_t = detail::elementwise_result_t<F, std::remove_cvref_t<Args>...>;

@@ -302,6 +302,14 @@ public:
              !std::is_same_v<S2, Shape>) explicit(!std::is_convertible_v<const S2&, Shape>)
         Tensor(const Tensor<T, S2>& o)
         : storage_(o.storage_), offset_(o.offset_), shape_(o.shape_), strides_(o.strides_) {}
+    /// The same, taking o's storage (no other handle is added, so o's memory can still be lent
+    /// to an op's result as an rvalue's).
+    template <class S2>
+    requires(S2::rank == rank &&
+             !std::is_same_v<S2, Shape>) explicit(!std::is_convertible_v<const S2&, Shape>)
+        Tensor(Tensor<T, S2>&& o)
+        : storage_(std::move(o.storage_)), offset_(o.offset_), shape_(o.shape_),
+          strides_(o.strides_) {}
 
     // ---- metadata ---------------------------------------------------------------------------
 
