@@ -970,42 +970,6 @@ inline float half_to_float(std::uint16_t h) {
     return std::bit_cast<float>(bits);
 }
 
-/// The elements of storage as a state_value of rank R (Tensor's rank is a compile-time number).
-template <std::size_t R, class E>
-optim::state_value value_of_rank(const Storage<E>& storage,
-                                 const std::vector<std::int64_t>& sizes) {
-    std::array<std::int64_t, R> s{};
-    if constexpr (R > 0) // (g++ 12 warns of a null destination for std::array<T, 0>)
-        std::copy(sizes.begin(), sizes.end(), s.begin());
-    return optim::state_value(Tensor<E, dynamic_shape<R>>(storage, 0, dynamic_shape<R>(s),
-                                                          staticpy::detail::contiguous_strides(s)));
-}
-
-/// A state_value of run-time rank over storage (contiguous, row-major).
-template <class E>
-optim::state_value make_value(const Storage<E>& storage, const std::vector<std::int64_t>& sizes,
-                              const std::string& label, const std::string& name) {
-    if constexpr (std::is_constructible_v<optim::state_value, const Storage<E>&,
-                                          const std::vector<std::int64_t>&>) {
-        (void)label;
-        (void)name;
-        return optim::state_value(storage, sizes);
-    } else {
-        // Without a state_value constructor from sizes known at run time, each rank is a Tensor
-        // type of its own: ranks up to 8.
-        constexpr std::size_t max_rank = 8;
-        optim::state_value out;
-        const bool made = [&]<std::size_t... R>(std::index_sequence<R...>) {
-            return ((sizes.size() == R && (out = value_of_rank<R>(storage, sizes), true)) || ...);
-        }
-        (std::make_index_sequence<max_rank + 1>{});
-        if (!made)
-            throw ValueError(label + ": tensor `" + name + "` has " + std::to_string(sizes.size()) +
-                             " dimensions; staticpy reads at most " + std::to_string(max_rank));
-        return out;
-    }
-}
-
 /// Reads one tensor's bytes from src into a new staticpy tensor of its element type.
 template <class E, class Source>
 optim::state_value read_elements(Source& src, const tensor_entry& t) {
@@ -1065,7 +1029,7 @@ optim::state_value read_elements(Source& src, const tensor_entry& t) {
             done += n;
         }
     }
-    return make_value(storage, sizes, label, t.name);
+    return optim::state_value(storage, sizes);
 }
 
 template <class Source>
@@ -1373,6 +1337,12 @@ std::string torch_size_text(const Sizes& sizes) {
 /// copy_ converts it.
 template <class T, class S>
 void copy_value(const optim::state_value& v, const Tensor<T, S>& dst, bool first_only) {
+    if constexpr (!std::is_same_v<S, dynamic_shape<S::rank>>) {
+        // One copy per (dtype, rank), not per parameter's shape: the same elements, seen with
+        // dynamic extents.
+        copy_value(v, Tensor<T, dynamic_shape<S::rank>>(dst), first_only);
+        return;
+    }
     const auto copy = [&](const auto* src) {
         std::int64_t i = 0;
         T* out = dst.storage().data();

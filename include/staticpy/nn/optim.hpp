@@ -501,6 +501,13 @@ public:
         sizes_.assign(c.sizes().begin(), c.sizes().end());
     }
 
+    /// The elements of a contiguous, row-major storage with sizes known at run time (what a
+    /// checkpoint reader builds): one constructor for every rank, where a Tensor's rank is a
+    /// compile-time number.
+    template <class E>
+    state_value(const Storage<E>& storage, std::vector<std::int64_t> sizes)
+        : storage_(storage), sizes_(std::move(sizes)) {}
+
     /// Whether the value holds a tensor (a default-constructed one does not).
     [[nodiscard]] bool defined() const noexcept { return storage_.index() != 0; }
     /// The element type (float32 for a default-constructed value).

@@ -107,23 +107,32 @@ auto fused_shape(ShapeOf&& shape_of) {
     }
 }
 
+/// The bytes [first, one past the last) that a view of `rank` dims reaches: a function of no
+/// tensor type, so that the many pairs of tensor types the evaluator compares share it.
+inline std::pair<std::uintptr_t, std::uintptr_t> byte_range(const void* data,
+                                                            const std::int64_t* sizes,
+                                                            const std::int64_t* strides,
+                                                            std::size_t rank,
+                                                            std::size_t element_size) {
+    const auto lo = reinterpret_cast<std::uintptr_t>(data);
+    auto hi = lo;
+    for (std::size_t d = 0; d < rank; ++d) {
+        const auto span = static_cast<std::uintptr_t>((sizes[d] - 1) *
+                                                      (strides[d] < 0 ? -strides[d] : strides[d]));
+        hi += span * element_size;
+    }
+    return {lo, hi + element_size};
+}
+
 /// Whether the memory spans of tensors a and b overlap (an element of one may be one of the other).
 template <class A, class B>
 bool overlaps(const A& a, const B& b) {
     if (a.numel() == 0 || b.numel() == 0)
         return false;
-    auto range = [](const auto& t) {
-        auto lo = reinterpret_cast<std::uintptr_t>(t.data());
-        auto hi = lo;
-        for (std::size_t d = 0; d < t.sizes().size(); ++d) {
-            const auto span = static_cast<std::uintptr_t>(
-                (t.sizes()[d] - 1) * (t.strides()[d] < 0 ? -t.strides()[d] : t.strides()[d]));
-            hi += span * sizeof(*t.data());
-        }
-        return std::pair{lo, hi + sizeof(*t.data())};
-    };
-    const auto [a0, a1] = range(a);
-    const auto [b0, b1] = range(b);
+    const auto [a0, a1] = byte_range(a.data(), a.sizes().data(), a.strides().data(), A::rank,
+                                     sizeof(typename A::value_type));
+    const auto [b0, b1] = byte_range(b.data(), b.sizes().data(), b.strides().data(), B::rank,
+                                     sizeof(typename B::value_type));
     return !(a1 <= b0 || b1 <= a0);
 }
 
