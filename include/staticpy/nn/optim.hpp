@@ -715,6 +715,13 @@ using nn::detail::leaf_path;
     throw ValueError("Invalid " + std::string(what) + ": " + repr(value));
 }
 
+/// t under another shape type of its rank (a view; an undefined tensor stays undefined): an
+/// optimiser's state seen with dynamic shapes and back (optimizer_base::step).
+template <class S2, class T, class S>
+Tensor<T, S2> retyped(const Tensor<T, S>& t) {
+    return t.defined() ? Tensor<T, S2>(t) : Tensor<T, S2>{};
+}
+
 /// PyTorch's `grad = -grad if maximize`, then `grad = grad.add(param, alpha=weight_decay)` when
 /// weight_decay != 0: the direction every rule but AdamW's starts from.
 template <class T>
@@ -792,7 +799,7 @@ public:
                     return;
                 if constexpr (!std::is_same_v<std::remove_cvref_t<decltype(grad)>, none_t>) {
                     nn::detail::check_gradient_sizes(at, param, grad);
-                    Derived::update(group, param, grad, param_state);
+                    update_on_dynamic_shapes(group, param, grad, param_state);
                 }
             },
             params_, grads, state);
@@ -914,6 +921,25 @@ protected:
     }
 
 private:
+    /// Derived::update on the parameter, its gradient and its state seen with their ranks'
+    /// dynamic shapes (the same elements and buffers): a step's loops are compiled once per
+    /// (dtype, rank), not once per parameter shape. Buffers the step creates are kept with the
+    /// parameter's shape type.
+    template <class T, class S, class GS>
+    static void update_on_dynamic_shapes(const group_type& group, Tensor<T, S>& param,
+                                         const Tensor<T, GS>& grad, ParamState<T, S>& state) {
+        using D = dynamic_shape<S::rank>;
+        using GD = dynamic_shape<GS::rank>;
+        if constexpr (std::is_same_v<S, D> && std::is_same_v<GS, GD>) {
+            Derived::update(group, param, grad, state);
+        } else {
+            Tensor<T, D> p(param);
+            ParamState<T, D> erased(state);
+            Derived::update(group, p, Tensor<T, GD>(grad), erased);
+            state = ParamState<T, S>(erased);
+        }
+    }
+
     /// ParamState's for_each_entry on one parameter's state.
     template <class State, class F>
     static void for_each_entry(State& param_state, F&& f) {
@@ -996,6 +1022,12 @@ struct SGDOptions {
 template <class T, class S>
 struct SGDParamState {
     Tensor<T, S> momentum_buffer{};
+
+    SGDParamState() = default;
+    /// The same state under another shape type of the rank (views of the same buffers).
+    template <class S2>
+    explicit SGDParamState(const SGDParamState<T, S2>& o)
+        : momentum_buffer(detail::retyped<S>(o.momentum_buffer)) {}
 
     [[nodiscard]] bool empty() const { return !momentum_buffer.defined(); }
     template <class Self, class F>
@@ -1151,6 +1183,15 @@ struct AdamParamState {
     Tensor<T, S> exp_avg{};
     Tensor<T, S> exp_avg_sq{};
     Tensor<T, S> max_exp_avg_sq{};
+
+    AdamParamState() = default;
+    /// The same state under another shape type of the rank (views of the same buffers).
+    template <class S2>
+    explicit AdamParamState(const AdamParamState<T, S2>& o)
+        : step(o.step),
+          exp_avg(detail::retyped<S>(o.exp_avg)),
+          exp_avg_sq(detail::retyped<S>(o.exp_avg_sq)),
+          max_exp_avg_sq(detail::retyped<S>(o.max_exp_avg_sq)) {}
 
     [[nodiscard]] bool empty() const { return !exp_avg.defined(); }
     template <class Self, class F>
@@ -1349,6 +1390,15 @@ struct RMSpropParamState {
     Tensor<T, S> momentum_buffer{};
     Tensor<T, S> grad_avg{};
 
+    RMSpropParamState() = default;
+    /// The same state under another shape type of the rank (views of the same buffers).
+    template <class S2>
+    explicit RMSpropParamState(const RMSpropParamState<T, S2>& o)
+        : step(o.step),
+          square_avg(detail::retyped<S>(o.square_avg)),
+          momentum_buffer(detail::retyped<S>(o.momentum_buffer)),
+          grad_avg(detail::retyped<S>(o.grad_avg)) {}
+
     [[nodiscard]] bool empty() const { return !square_avg.defined(); }
     template <class Self, class F>
     static void for_each_entry(Self& self, F&& f) {
@@ -1497,6 +1547,12 @@ template <class T, class S>
 struct AdagradParamState {
     std::int64_t step = 0;
     Tensor<T, S> sum{};
+
+    AdagradParamState() = default;
+    /// The same state under another shape type of the rank (views of the same buffers).
+    template <class S2>
+    explicit AdagradParamState(const AdagradParamState<T, S2>& o)
+        : step(o.step), sum(detail::retyped<S>(o.sum)) {}
 
     [[nodiscard]] bool empty() const { return !sum.defined(); }
     template <class Self, class F>
