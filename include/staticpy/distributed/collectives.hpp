@@ -392,7 +392,12 @@ Work all_reduce_then(Tensor<T, S> tensor, ReduceOp op, bool async_op, Then then)
 ///   distributed::all_reduce(loss, distributed::ReduceOp::AVG);  // the mean over ranks
 template <class T, class S>
 Work all_reduce(Tensor<T, S> tensor, ReduceOp op = ReduceOp::SUM, bool async_op = false) {
-    return detail::all_reduce_then(std::move(tensor), op, async_op, [] {});
+    // The same elements seen with a dynamic shape: one instantiation per (dtype, rank), not per
+    // parameter shape.
+    if constexpr (!std::is_same_v<S, dynamic_shape<S::rank>>)
+        return all_reduce(Tensor<T, dynamic_shape<S::rank>>(std::move(tensor)), op, async_op);
+    else
+        return detail::all_reduce_then(std::move(tensor), op, async_op, [] {});
 }
 
 /// torch.distributed.broadcast(tensor, src, async_op=False): rank src's elements into every
@@ -400,22 +405,26 @@ Work all_reduce(Tensor<T, S> tensor, ReduceOp op = ReduceOp::SUM, bool async_op 
 ///   distributed::broadcast(weights, 0);
 template <class T, class S>
 Work broadcast(Tensor<T, S> tensor, int src, bool async_op = false) {
-    constexpr std::string_view name = "broadcast";
-    auto& group = detail::usable_group(name);
-    const std::int64_t n = tensor.numel();
-    auto error = detail::count_error(name, n);
-    if (!error)
-        error = detail::rank_error("src", src, group.world_size);
-    auto staged = detail::stage_on_host(tensor);
-    return detail::issue(
-        group, name, detail::signature_of<T>(detail::collective::broadcast, n, src), error,
-        async_op,
-        [&](MPI_Request* request) {
-            return detail::blocking_or_nonblocking(request, MPI_Bcast, MPI_Ibcast, staged.data(),
-                                                   static_cast<int>(n), detail::mpi_datatype<T>(),
-                                                   src, group.comm);
-        },
-        [staged](const MPI_Status&) mutable { staged.write_back(); });
+    if constexpr (!std::is_same_v<S, dynamic_shape<S::rank>>) { // one per (dtype, rank)
+        return broadcast(Tensor<T, dynamic_shape<S::rank>>(std::move(tensor)), src, async_op);
+    } else {
+        constexpr std::string_view name = "broadcast";
+        auto& group = detail::usable_group(name);
+        const std::int64_t n = tensor.numel();
+        auto error = detail::count_error(name, n);
+        if (!error)
+            error = detail::rank_error("src", src, group.world_size);
+        auto staged = detail::stage_on_host(tensor);
+        return detail::issue(
+            group, name, detail::signature_of<T>(detail::collective::broadcast, n, src), error,
+            async_op,
+            [&](MPI_Request* request) {
+                return detail::blocking_or_nonblocking(
+                    request, MPI_Bcast, MPI_Ibcast, staged.data(), static_cast<int>(n),
+                    detail::mpi_datatype<T>(), src, group.comm);
+            },
+            [staged](const MPI_Status&) mutable { staged.write_back(); });
+    }
 }
 
 /// torch.distributed.all_gather(tensor_list, tensor, async_op=False): tensor_list[k] becomes rank

@@ -495,10 +495,14 @@ public:
     ///   state_value v(exp_avg);   v.tensor<float, 2>()   // the same elements, as a Tensor
     template <class T, class S>
     explicit state_value(const Tensor<T, S>& t) {
-        const Tensor<T, S> c = t.contiguous();
-        storage_ = c.storage();
-        offset_ = c.storage_offset();
-        sizes_.assign(c.sizes().begin(), c.sizes().end());
+        if constexpr (!std::is_same_v<S, dynamic_shape<S::rank>>) { // one per (dtype, rank)
+            *this = state_value(Tensor<T, dynamic_shape<S::rank>>(t));
+        } else {
+            const Tensor<T, S> c = t.contiguous();
+            storage_ = c.storage();
+            offset_ = c.storage_offset();
+            sizes_.assign(c.sizes().begin(), c.sizes().end());
+        }
     }
 
     /// The elements of a contiguous, row-major storage with sizes known at run time (what a
