@@ -304,19 +304,41 @@ constexpr auto items_of(const Arg& arg) {
 }
 
 /// The elements of the tuples, in order, in one hana::tuple: hana::flatten of a tuple of them,
-/// without <boost/hana/flatten.hpp>, whose Monad concept costs more to compile than dict.
-template <class Acc>
-constexpr auto concat_all(Acc acc) {
-    return acc;
-}
-template <class Acc, class T, class... Ts>
-constexpr auto concat_all(Acc acc, const T& t, const Ts&... ts) {
-    return concat_all(hana::concat(std::move(acc), t), ts...);
+/// without <boost/hana/flatten.hpp>, whose Monad concept costs more to compile than dict. One
+/// step: each element is picked by its (tuple, position) pair, computed once; joining the tuples
+/// pairwise built every prefix, code quadratic in the items (a deep model's parameter dict).
+template <class... Ts>
+constexpr auto concat_all(const Ts&... ts) {
+    constexpr std::array<std::size_t, sizeof...(Ts) + 1> sizes{
+        decltype(hana::size(std::declval<const Ts&>()))::value..., 0};
+    constexpr std::size_t total = [&] {
+        std::size_t n = 0;
+        for (std::size_t k : sizes)
+            n += k;
+        return n;
+    }();
+    struct place {
+        std::size_t tuple = 0, index = 0;
+    };
+    constexpr auto places = [&] {
+        std::array<place, total> out{};
+        std::size_t at = 0;
+        for (std::size_t t = 0; t < sizeof...(Ts); ++t)
+            for (std::size_t i = 0; i < sizes[t]; ++i)
+                out[at++] = place{t, i};
+        return out;
+    }();
+    const auto all = std::forward_as_tuple(ts...);
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return hana::make_tuple(
+            hana::at_c<places[I].index>(std::get<places[I].tuple>(all))...);
+    }
+    (std::make_index_sequence<total>{});
 }
 
 template <class... Args>
 constexpr auto dict_from_args(const Args&... args) {
-    return dict_from_items(concat_all(hana::make_tuple(), items_of(args)...));
+    return dict_from_items(concat_all(items_of(args)...));
 }
 
 } // namespace detail
