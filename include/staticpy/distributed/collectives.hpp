@@ -394,7 +394,7 @@ template <class T, class S>
 Work all_reduce(Tensor<T, S> tensor, ReduceOp op = ReduceOp::SUM, bool async_op = false) {
     // The same elements seen with a dynamic shape: one instantiation per (dtype, rank), not per
     // parameter shape.
-    if constexpr (!std::is_same_v<S, dynamic_shape<S::rank>>)
+    if constexpr (!is_dynamic_shape_v<S>)
         return all_reduce(Tensor<T, dynamic_shape<S::rank>>(std::move(tensor)), op, async_op);
     else
         return detail::all_reduce_then(std::move(tensor), op, async_op, [] {});
@@ -405,7 +405,7 @@ Work all_reduce(Tensor<T, S> tensor, ReduceOp op = ReduceOp::SUM, bool async_op 
 ///   distributed::broadcast(weights, 0);
 template <class T, class S>
 Work broadcast(Tensor<T, S> tensor, int src, bool async_op = false) {
-    if constexpr (!std::is_same_v<S, dynamic_shape<S::rank>>) { // one per (dtype, rank)
+    if constexpr (!is_dynamic_shape_v<S>) { // one per (dtype, rank)
         return broadcast(Tensor<T, dynamic_shape<S::rank>>(std::move(tensor)), src, async_op);
     } else {
         constexpr std::string_view name = "broadcast";

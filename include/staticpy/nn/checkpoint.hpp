@@ -1337,34 +1337,34 @@ std::string torch_size_text(const Sizes& sizes) {
 /// copy_ converts it.
 template <class T, class S>
 void copy_value(const optim::state_value& v, const Tensor<T, S>& dst, bool first_only) {
-    if constexpr (!std::is_same_v<S, dynamic_shape<S::rank>>) {
+    if constexpr (!is_dynamic_shape_v<S>) {
         // One copy per (dtype, rank), not per parameter's shape: the same elements, seen with
         // dynamic extents.
         copy_value(v, Tensor<T, dynamic_shape<S::rank>>(dst), first_only);
-        return;
-    }
-    const auto copy = [&](const auto* src) {
-        std::int64_t i = 0;
-        T* out = dst.storage().data();
-        staticpy::detail::for_each_offset(dst.sizes(), dst.storage_offset(), dst.strides(),
-                                          [&](std::int64_t o) {
-                                              out[o] = staticpy::detail::convert<T>(src[i]);
-                                              i += first_only ? 0 : 1;
-                                          });
-    };
-    switch (v.dtype()) {
-    case staticpy::boolean:
-        return copy(static_cast<const bool*>(v.data()));
-    case staticpy::uint8:
-        return copy(static_cast<const std::uint8_t*>(v.data()));
-    case staticpy::int32:
-        return copy(static_cast<const std::int32_t*>(v.data()));
-    case staticpy::int64:
-        return copy(static_cast<const std::int64_t*>(v.data()));
-    case staticpy::float32:
-        return copy(static_cast<const float*>(v.data()));
-    case staticpy::float64:
-        return copy(static_cast<const double*>(v.data()));
+    } else {
+        const auto copy = [&](const auto* src) {
+            std::int64_t i = 0;
+            T* out = dst.storage().data();
+            staticpy::detail::for_each_offset(dst.sizes(), dst.storage_offset(), dst.strides(),
+                                              [&](std::int64_t o) {
+                                                  out[o] = staticpy::detail::convert<T>(src[i]);
+                                                  i += first_only ? 0 : 1;
+                                              });
+        };
+        switch (v.dtype()) {
+        case staticpy::boolean:
+            return copy(static_cast<const bool*>(v.data()));
+        case staticpy::uint8:
+            return copy(static_cast<const std::uint8_t*>(v.data()));
+        case staticpy::int32:
+            return copy(static_cast<const std::int32_t*>(v.data()));
+        case staticpy::int64:
+            return copy(static_cast<const std::int64_t*>(v.data()));
+        case staticpy::float32:
+            return copy(static_cast<const float*>(v.data()));
+        case staticpy::float64:
+            return copy(static_cast<const double*>(v.data()));
+        }
     }
 }
 

@@ -495,7 +495,7 @@ public:
     ///   state_value v(exp_avg);   v.tensor<float, 2>()   // the same elements, as a Tensor
     template <class T, class S>
     explicit state_value(const Tensor<T, S>& t) {
-        if constexpr (!std::is_same_v<S, dynamic_shape<S::rank>>) { // one per (dtype, rank)
+        if constexpr (!is_dynamic_shape_v<S>) { // one per (dtype, rank)
             *this = state_value(Tensor<T, dynamic_shape<S::rank>>(t));
         } else {
             const Tensor<T, S> c = t.contiguous();
@@ -934,7 +934,7 @@ private:
                                          const Tensor<T, GS>& grad, ParamState<T, S>& state) {
         using D = dynamic_shape<S::rank>;
         using GD = dynamic_shape<GS::rank>;
-        if constexpr (std::is_same_v<S, D> && std::is_same_v<GS, GD>) {
+        if constexpr (is_dynamic_shape_v<S> && is_dynamic_shape_v<GS>) {
             Derived::update(group, param, grad, state);
         } else {
             Tensor<T, D> p(param);

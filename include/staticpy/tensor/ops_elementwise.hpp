@@ -342,7 +342,7 @@ template <class X>
 inline constexpr bool is_rank_erased_arg_v = [] {
     using A = std::remove_cvref_t<X>;
     if constexpr (is_tensor_v<A>)
-        return std::is_same_v<typename A::shape_type, dynamic_shape<A::rank>>;
+        return is_dynamic_shape_v<typename A::shape_type>;
     else
         return true;
 }();

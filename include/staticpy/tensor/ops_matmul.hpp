@@ -280,7 +280,7 @@ auto matmul_impl(const Tensor<T, SA>& a_in, const Tensor<T, SB>& b_in) {
     check_inner_static<typename info::k_a, typename info::k_b>();
     using erased_a = dynamic_shape<SA::rank>;
     using erased_b = dynamic_shape<SB::rank>;
-    if constexpr (!std::is_same_v<SA, erased_a> || !std::is_same_v<SB, erased_b>) {
+    if constexpr (!is_dynamic_shape_v<SA> || !is_dynamic_shape_v<SB>) {
         // The product's work depends on the ranks, not on the static extents: it runs on the
         // operands seen with dynamic shapes, compiled once per (dtype, ranks) rather than once
         // per pair of shapes; the result takes its static shape back (checked, as a view).

@@ -126,6 +126,12 @@ inline constexpr bool is_shape_v = detail::is_shape<std::remove_cvref_t<S>>::val
 template <std::size_t R>
 using dynamic_shape = typename detail::repeat_dynamic<R>::type;
 
+/// Whether S is its rank's dynamic_shape. Code whose work depends on a tensor's dtype and rank
+/// alone runs on that shape, compiled once per (dtype, rank) rather than once per static shape;
+/// this says whether a tensor is already seen so.
+template <class S>
+inline constexpr bool is_dynamic_shape_v = std::is_same_v<S, dynamic_shape<S::rank>>;
+
 /// A fully static shape.   static_shape<2, 3> is shape<int_<2>, int_<3>>
 template <long long... N>
 using static_shape = shape<int_<N>...>;

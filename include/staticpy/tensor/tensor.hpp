@@ -668,7 +668,7 @@ private:
     // (dtype, rank) rather than once per static shape (85 shapes of copy_to in the training
     // example were 150 kB of code).
     using rank_erased_type = Tensor<T, dynamic_shape<rank>>;
-    static constexpr bool is_rank_erased = std::is_same_v<Shape, dynamic_shape<rank>>;
+    static constexpr bool is_rank_erased = is_dynamic_shape_v<Shape>;
     /// This tensor (the same storage) with its rank's dynamic shape.
     [[nodiscard]] rank_erased_type rank_erased() const {
         return rank_erased_type(storage_, offset_, dynamic_shape<rank>(sizes()), strides_);
