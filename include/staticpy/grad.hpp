@@ -58,8 +58,7 @@ struct argnums_spec<std::tuple<int_<N>...>> {
 
 template <class X>
 struct is_var_leaf : std::bool_constant<is_var_v<X>> {};
-/// What a PYNATIVE_MODE grad differentiates against: tensors, C++ floats, or an outer grad's
-/// Vars.
+/// What a grad on the tape differentiates against: tensors, C++ floats, or an outer grad's Vars.
 template <class X>
 struct is_eager_leaf
     : std::bool_constant<is_tensor_v<X> || is_var_v<X> || std::is_floating_point_v<X>> {};
@@ -77,7 +76,7 @@ struct identity_rule {
     }
 };
 
-/// A PYNATIVE_MODE grad's input made of an outer grad's Var x (grad(grad(f))): a recorded
+/// A tape grad's input made of an outer grad's Var x (grad(grad(f))): a recorded
 /// identity of x, through which the outer grad's cotangents pass on, or a leaf of its own when x
 /// is not recorded.
 template <class T, class S>
@@ -177,7 +176,7 @@ public:
                       "given");
         if constexpr (((detail::tracer_leaves_v<Args> != 0) || ...))
             return traced_call(args...);
-        else if constexpr (nested_call<Args...>) // an outer PYNATIVE_MODE grad's Vars: the tape
+        else if constexpr (nested_call<Args...>) // an outer grad's Vars: the tape
             return eager_call(args...);
         else
             return jit([this](const auto&... a) { return this->dispatch(a...); })(args...);
@@ -349,10 +348,11 @@ private:
         });
     }
 
-    /// PYNATIVE_MODE: the function runs on Vars (the differentiated tensors) and tensors, op by
-    /// op, recording a tape (tensor/autograd.hpp), and the tape runs back from the output. Given
-    /// Vars (a grad inside a PYNATIVE_MODE grad: grad(grad(f))), the backward pass records too,
-    /// so the gradients it returns are Vars the outer grad differentiates again.
+    /// On the tape (given Vars, or as jit's eager form where the graph is too large to number):
+    /// the function runs on Vars (the differentiated tensors) and tensors, op by op, recording a
+    /// tape (tensor/autograd.hpp), and the tape runs back from the output. Given Vars (a grad
+    /// inside a grad on the tape: grad(grad(f))), the backward pass records too, so the gradients
+    /// it returns are Vars the outer grad differentiates again.
     template <class... Args>
     auto eager_call(const Args&... args) const {
         constexpr bool nested = nested_call<Args...>;
@@ -415,7 +415,7 @@ private:
         }
     }
 
-    /// Whether a PYNATIVE_MODE call is inside another grad's (given its Vars).
+    /// Whether a call on the tape is inside another grad's (given its Vars).
     template <class... Args>
     static constexpr bool nested_call =
         ((graph::leaf_count<detail::is_var_leaf, std::remove_cvref_t<Args>>::value != 0) || ...);
@@ -487,8 +487,8 @@ auto value_and_grad(F&& f, Argnums = {}, HasAux = {}) {
 ///   auto [y, pullback] = staticpy::vjp([](auto x) { return x.sin(); }, x);
 ///   auto dx = pullback(ones_like(y));   // cos(x)
 /// In GRAPH_MODE a pullback call is one graph that computes the forward again beside the backward
-/// (what it needs of the forward is recomputed, not kept); in PYNATIVE_MODE it records and runs a
-/// tape. The pullback reads the arguments' tensors when it is called (tensors are handles).
+/// (what it needs of the forward is recomputed, not kept); in PYNATIVE_MODE that graph runs op by
+/// op. The pullback reads the arguments' tensors when it is called (tensors are handles).
 template <class F, class... Args>
 auto vjp(F f, const Args&... args) {
     static_assert(sizeof...(Args) != 0, "staticpy: TypeError: vjp needs at least one argument");

@@ -4,15 +4,18 @@
 //   auto f = staticpy::jit([](auto x, auto w) { return relu(x * w + 1.0f).sum(1_c); });
 //   auto y = f(x, w);                        // GRAPH_MODE (default): traced, optimised, fused
 //   staticpy::set_context(staticpy::PYNATIVE_MODE);
-//   auto z = f(x, w);                        // the same lambda, op by op on Tensors
+//   auto z = f(x, w);                        // the same graph, op by op, unfused
 //
-// In graph mode a call traces the function with Tracers in place of its tensor arguments (and of
+// A call traces the function with Tracers in place of its tensor arguments (and of
 // its float arguments whose parameters are auto; numbers are run-time scalars of the graph,
 // docs/graph.md), which gives the graph as a type (graph/trace.hpp); the passes
 // (graph/passes.hpp) rewrite that type, the program (graph/program.hpp) numbers it, and the
 // evaluator of its tensors' device runs it: the CPU's, or CUDA's where they are on a GPU (found by
 // argument-dependent lookup in backend/cuda/evaluate.hpp, which <staticpy/cuda.hpp> includes).
 // Tracing builds a few small objects per call; everything else was done by the compiler.
+// PYNATIVE_MODE runs the same program node by node, each node by its eager op
+// (backend/op_by_op.hpp), as MindSpore's jit_level O0 runs a graph kernel by kernel: the mode
+// switches at run time, and this way the function is compiled once, not once per mode.
 //
 // This header joins the graph layer to a backend, so it sits above both.
 
@@ -25,6 +28,7 @@
 #include <utility>
 
 #include "staticpy/backend/cpu/evaluate.hpp"
+#include "staticpy/backend/op_by_op.hpp"
 #include "staticpy/core/error.hpp"
 #include "staticpy/graph/dump.hpp"
 #include "staticpy/graph/trace.hpp"
@@ -90,24 +94,26 @@ class jit_function {
 public:
     explicit jit_function(F f) : f_(std::move(f)) {}
 
-    /// Calls the function: traced and fused in GRAPH_MODE, eager in PYNATIVE_MODE. Both return
-    /// the eager call's type.
+    /// Calls the function: traces it, then runs its graph fused (GRAPH_MODE) or op by op
+    /// (PYNATIVE_MODE). Returns what the function returns on Tensors.
     template <class... Args>
     auto operator()(const Args&... args) const {
-        using eager_t = decltype(f_(args...));
-        if (get_context() == PYNATIVE_MODE)
-            return eager_t(f_(args...));
         graph::trace<F, Args...> t(f_, args...);
+        using result_t = graph::run_result_t<typename decltype(t)::result_type>;
         const Device device = std::apply(
             [](const auto&... in) { return staticpy::detail::check_same_device(in...); }, t.inputs);
-        return t.template with_program<eager_t>(
-            [&](auto tag, const auto& nodes) -> eager_t {
+        return t.template with_program<result_t>(
+            [&](auto tag, const auto& nodes) -> result_t {
                 using P = decltype(tag); // the program under its short name
-                if (device.is_cuda()) {  // the evaluator of backend/cuda, by argument lookup
+                if (get_context() == PYNATIVE_MODE) {
+                    auto outs = op_by_op<P>(t, nodes);
+                    return result_t(graph::rebuild<0>(t.result, outs));
+                }
+                if (device.is_cuda()) { // the evaluator of backend/cuda, by argument lookup
                     auto outs =
                         evaluate_on_cuda(graph::program_tag<P, decltype(t.inputs), P::roots>{},
                                          nodes, t.inputs, device);
-                    return eager_t(graph::rebuild<0>(t.result, outs));
+                    return result_t(graph::rebuild<0>(t.result, outs));
                 }
                 backend::cpu::evaluator<P, decltype(t.inputs), P::roots> ev(nodes, t.inputs);
                 ev.materialize_all();
@@ -115,9 +121,9 @@ public:
                     return std::tuple{ev.template value<P::roots[K]>()...};
                 }
                 (std::make_index_sequence<P::roots.size()>{});
-                return eager_t(graph::rebuild<0>(t.result, outs));
+                return result_t(graph::rebuild<0>(t.result, outs));
             },
-            [&] { return eager_t(f_(args...)); });
+            [&] { return result_t(f_(args...)); });
     }
 
     /// Evaluates the function's one output into `out` (same sizes; any strides) without
@@ -127,30 +133,41 @@ public:
     /// new parameters into the parameters, every read of them before the writes.
     template <class Out, class... Args>
     void into(Out& out, const Args&... args) const {
-        using eager_t = decltype(f_(args...));
+        using result_t = graph::run_result_t<typename graph::trace<F, Args...>::result_type>;
         constexpr bool one_output = is_tensor_v<Out>;
-        static_assert(!one_output || is_tensor_v<eager_t>,
+        static_assert(!one_output || is_tensor_v<result_t>,
                       "staticpy: TypeError: into() takes a function with one output");
-        static_assert(one_output || graph::tensor_leaves_v<Out> == graph::tensor_leaves_v<eager_t>,
+        static_assert(one_output || graph::tensor_leaves_v<Out> == graph::tensor_leaves_v<result_t>,
                       "staticpy: TypeError: into(): the outputs are not the result's structure");
-        if constexpr (one_output ? is_tensor_v<eager_t>
-                                 : graph::tensor_leaves_v<Out> == graph::tensor_leaves_v<eager_t>)
+        if constexpr (one_output ? is_tensor_v<result_t>
+                                 : graph::tensor_leaves_v<Out> == graph::tensor_leaves_v<result_t>)
             into_checked(out, args...);
     }
 
 private:
+    /// Program P of trace t run op by op (PYNATIVE_MODE): its outputs, in P::roots' order.
+    template <class P, class Trace, class Nodes>
+    static auto op_by_op(const Trace& t, const Nodes& nodes) {
+        backend::op_by_op<P, decltype(t.inputs), P::roots> run(nodes, t.inputs);
+        run.run_all();
+        return [&]<std::size_t... K>(std::index_sequence<K...>) {
+            return std::tuple{run.template value<P::roots[K]>()...};
+        }
+        (std::make_index_sequence<P::roots.size()>{});
+    }
+
     template <class Out, class... Args>
     void into_checked(Out& out, const Args&... args) const {
-        auto eagerly = [&] {
-            const auto result = f_(args...); // computed whole before any write
-            copy_leaves(graph::tensors_of(out), graph::tensors_of(result));
-        };
-        if (get_context() == PYNATIVE_MODE)
-            return eagerly();
         graph::trace<F, Args...> t(f_, args...);
         t.template with_program<void>(
             [&](auto tag, const auto& nodes) {
-                using numbered = decltype(tag); // the program under its short name
+                using numbered = decltype(tag);       // the program under its short name
+                if (get_context() == PYNATIVE_MODE) { // computed whole before any write
+                    const auto outs = op_by_op<numbered>(t, nodes);
+                    copy_leaves(graph::tensors_of(out),
+                                std::apply([](const auto&... o) { return std::tie(o...); }, outs));
+                    return;
+                }
                 backend::cpu::evaluator<numbered, decltype(t.inputs), numbered::roots> ev(nodes,
                                                                                           t.inputs);
                 ev.materialize_all();
@@ -159,7 +176,10 @@ private:
                 else
                     ev.values_into(graph::tensors_of(out));
             },
-            eagerly);
+            [&] {
+                const auto result = f_(args...); // computed whole before any write
+                copy_leaves(graph::tensors_of(out), graph::tensors_of(result));
+            });
     }
 
     template <class... Out, class... Src>

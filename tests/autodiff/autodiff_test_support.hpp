@@ -2,6 +2,8 @@
 // Helpers of the autodiff tests: random inputs, float64 central finite differences of a function
 // run eagerly, and a check of grad's results against them.
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -80,28 +82,58 @@ struct mode_guard {
     ~mode_guard() { set_context(GRAPH_MODE); }
 };
 
+/// The gradients of f's scalar output with respect to arguments Positions (a std::array), on the
+/// autodiff tape itself (tensor/autograd.hpp): those arguments made leaves, f run on them, the
+/// tape run back from the output. A std::tuple of tensors, as grad with a tuple of argnums.
+template <auto Positions, class F, class... A>
+auto tape_gradients(const F& f, const A&... args) {
+    const auto inputs = [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return std::tuple{[&] {
+            const auto& arg = std::get<I>(std::tuple<const A&...>(args...));
+            if constexpr (std::find(Positions.begin(), Positions.end(), I) != Positions.end())
+                return autograd::leaf(arg);
+            else
+                return arg;
+        }()...};
+    }
+    (std::index_sequence_for<A...>{});
+    const auto y = std::apply(f, inputs);
+    autograd::backward(y, ones_like(y.value));
+    return [&]<std::size_t... P>(std::index_sequence<P...>) {
+        return std::tuple{autograd::gradient(std::get<Positions[P]>(inputs))...};
+    }
+    (std::make_index_sequence<Positions.size()>{});
+}
+
 /// grad(f, (Ks...))(args...) in both modes, GRAPH_MODE (the backward graph derived from the traced
-/// type) and PYNATIVE_MODE (the tape): check(p, k, gradient) for the p-th selected argument,
-/// argument k (both integral_constants).
+/// type, fused) and PYNATIVE_MODE (the same graph op by op), then on the autodiff tape
+/// (tape_gradients): check(p, k, gradient) for the p-th selected argument, argument k (both
+/// integral_constants).
 template <std::size_t... Ks, class F, class Check, class... A>
 void for_each_gradient(const F& f, const Check& check, const A&... args) {
-    const mode_guard restore;
-    for (int mode : {GRAPH_MODE, PYNATIVE_MODE}) {
-        INFO((mode == GRAPH_MODE ? "GRAPH_MODE" : "PYNATIVE_MODE"));
-        set_context(mode);
-        const auto grads = grad(f, std::tuple{int_<static_cast<long long>(Ks)>{}...})(args...);
+    constexpr std::array<std::size_t, sizeof...(Ks)> selected{Ks...};
+    const auto check_each = [&](const auto& grads) {
         [&]<std::size_t... P>(std::index_sequence<P...>) {
             (check(std::integral_constant<std::size_t, P>{},
-                   std::integral_constant<std::size_t,
-                                          std::array<std::size_t, sizeof...(Ks)>{Ks...}[P]>{},
-                   std::get<P>(grads)),
+                   std::integral_constant<std::size_t, selected[P]>{}, std::get<P>(grads)),
              ...);
         }
         (std::make_index_sequence<sizeof...(Ks)>{});
+    };
+    {
+        const mode_guard restore;
+        for (int mode : {GRAPH_MODE, PYNATIVE_MODE}) {
+            INFO((mode == GRAPH_MODE ? "GRAPH_MODE" : "PYNATIVE_MODE"));
+            set_context(mode);
+            check_each(grad(f, std::tuple{int_<static_cast<long long>(Ks)>{}...})(args...));
+        }
     }
+    INFO("the tape");
+    check_each(tape_gradients<selected>(f, args...));
 }
 
-/// grad(f, (Ks...)) against finite differences, for every argument K in Ks, in both modes.
+/// grad(f, (Ks...)) against finite differences, for every argument K in Ks, in both modes and on
+/// the tape.
 template <std::size_t... Ks, class F, class... A>
 void check_gradients(const F& f, const A&... args) {
     for_each_gradient<Ks...>(
@@ -115,7 +147,7 @@ void check_gradients(const F& f, const A&... args) {
 
 /// The gradient of sum(f(x) * w) for x [2, 5] in [0.2, 2) (where log, sqrt and rsqrt are
 /// defined) and random weights w, so that every element's derivative counts differently: a unary
-/// op's derivative, in both modes.
+/// op's derivative, in both modes and on the tape.
 template <class F>
 void check_unary(const F& f) {
     const auto x = random_tensor(2, 0.2, 2.0, 2_c, 5_c);

@@ -1,13 +1,13 @@
 #pragma once
-// Graph mode against eager mode over the op table (op_table.hpp), in float64: each op's value,
-// the gradient of sum(op(x...) * w) with respect to every float64 input (and the eager one against
-// central finite differences), and, for an elementwise op, its second derivatives: the gradient of
-// its derivative rule, sum(F::vjp(w, y, x...) * v), with respect to the inputs again — what
-// grad(grad(f)) differentiates, without the compile cost of a traced grad inside a traced grad
-// (docs/autodiff.md, "Higher order"). A graph run and an eager run of the same code must agree
-// to 1e-13, relative to the larger magnitude (absolute below 1): the modes share the derivative
-// rules, so they differ only in the order of their sums (fused reductions), never by a constant
-// rounded to float32 in one of them.
+// Graph mode against eager mode over the op table (op_table.hpp), in float64: each op's value
+// fused and op by op, the gradient of sum(op(x...) * w) with respect to every float64 input fused,
+// op by op and on the autodiff tape (and the op-by-op one against central finite differences), and,
+// for an elementwise op, its second derivatives: the gradient of its derivative rule, sum(F::vjp(w,
+// y, x...) * v), with respect to the inputs again — what grad(grad(f)) differentiates, without the
+// compile cost of a traced grad inside a traced grad (docs/autodiff.md, "Higher order"). A graph
+// run and an eager run of the same code must agree to 1e-13, relative to the larger magnitude
+// (absolute below 1): the modes share the derivative rules, so they differ only in the order of
+// their sums (fused reductions), never by a constant rounded to float32 in one of them.
 
 #include <algorithm>
 #include <cmath>
@@ -81,7 +81,7 @@ auto argnums(std::index_sequence<J...>) {
     return std::tuple{int_<static_cast<long long>(P[J])>{}...};
 }
 
-/// f run in GRAPH_MODE, then in PYNATIVE_MODE.
+/// f run in GRAPH_MODE (fused), then in PYNATIVE_MODE (op by op, each node by its eager op).
 template <class Run>
 auto in_both_modes(const Run& run) {
     set_context(GRAPH_MODE);
@@ -132,6 +132,8 @@ void check_first_derivatives(const F& f, bool exact_only, const X&... x) {
     const auto nums = argnums<Positions>(std::make_index_sequence<Positions.size()>{});
     const auto g = in_both_modes([&] { return grad(f, nums)(x...); });
     require_all_agree("first derivative", g.first, g.second);
+    require_all_agree("first derivative on the tape", g.first,
+                      autodiff_test::tape_gradients<Positions>(f, x...));
     if (exact_only)
         return;
     [&]<std::size_t... J>(std::index_sequence<J...>) {
@@ -157,6 +159,8 @@ void check_second_derivatives(const W& w, const W& v, const Params& params, cons
     const auto nums = argnums<Positions>(std::make_index_sequence<Positions.size()>{});
     const auto hs = in_both_modes([&] { return grad(h, nums)(x...); });
     require_all_agree("second derivative", hs.first, hs.second);
+    require_all_agree("second derivative on the tape", hs.first,
+                      autodiff_test::tape_gradients<Positions>(h, x...));
 }
 
 template <class Entry>

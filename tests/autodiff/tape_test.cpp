@@ -46,7 +46,7 @@ TEST_CASE("no_grad stops recording, a leaf nothing reached has a zero gradient")
     CHECK(flat(autograd::gradient(z)) == std::vector<double>{0, 0, 0});
 }
 
-TEST_CASE("PYNATIVE_MODE grad runs on the tape and agrees with GRAPH_MODE") {
+TEST_CASE("PYNATIVE_MODE grad runs the graph op by op and agrees with GRAPH_MODE") {
     const auto w = random_tensor(46, -1, 1, 4_c, 3_c);
     const auto x = random_tensor(47, -1, 1, 5_c, 4_c);
     auto loss = [](auto ww, auto xx) {

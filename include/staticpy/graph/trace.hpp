@@ -233,6 +233,19 @@ auto rebuild(const X& x, Outputs& outs) {
         x, [&](auto k, const auto&) { return std::move(std::get<k()>(outs)); });
 }
 
+/// What a traced result stands for when it runs: each Tracer as a Tensor of its node's dtype and
+/// shape, the rest as it is (what rebuild gives back, and what the function returns on Tensors).
+struct tracer_as_tensor {
+    template <class K, class X>
+    Tensor<typename X::node_type::value_type, typename X::node_type::shape_type>
+    operator()(K, const X&) const {
+        return {};
+    }
+};
+template <class Result>
+using run_result_t = decltype(staticpy::detail::map_leaves<is_tracer_leaf, 0>(
+    std::declval<const Result&>(), tracer_as_tensor{}));
+
 template <bool Speculative, class Tuple>
 struct program_of_tuple;
 template <bool Speculative, class... R>
@@ -328,8 +341,8 @@ struct trace {
 
     template <class Numbering>
     node_pointers_t<typename Numbering::prog> collect(bool& equal) const {
-        return std::apply(
-            [&](const auto&... r) { return collect_nodes<Numbering>(equal, r...); }, outputs);
+        return std::apply([&](const auto&... r) { return collect_nodes<Numbering>(equal, r...); },
+                          outputs);
     }
 
     /// Calls run(tag, node pointers) with the program this call's values allow: the speculative

@@ -1,7 +1,7 @@
 #pragma once
 // staticpy::nn::functional: the losses of torch.nn.functional, with PyTorch 1.13's formulas,
-// defaults and error texts, on tensors (eager), traced values (jit and GRAPH_MODE grad) and the
-// tape's values (PYNATIVE_MODE grad), so that grad(loss) gives the same numbers in both modes.
+// defaults and error texts, on tensors (eager), traced values (jit and grad) and the tape's
+// values (autograd::leaf), so that grad(loss) gives the same numbers on the graph and the tape.
 //
 //   auto loss = nn::functional::cross_entropy(logits, labels);               // mean over rows
 //   auto rows = nn::functional::cross_entropy(logits, labels, "none"_s, {.label_smoothing = 0.1});

@@ -12,7 +12,7 @@
 //   nn::TrainOneStep step(loss_fn, opt);
 //   for (...) { auto loss = step(x, y); }
 //
-// In PYNATIVE_MODE the same step runs eagerly on the autodiff tape (grad.hpp).
+// In PYNATIVE_MODE the same graphs run op by op (jit.hpp).
 
 #include <string>
 #include <tuple>

@@ -1,6 +1,7 @@
 #pragma once
-// Eager autodiff (PYNATIVE_MODE): a tape recorded at run time, as PyTorch's autograd. grad in
-// PYNATIVE_MODE calls the function with Vars in place of the differentiated tensors; every op on a
+// Eager autodiff: a tape recorded at run time, as PyTorch's autograd. grad on the tape (a grad
+// given Vars, and one whose graph is too large to number: jit's eager form) calls the function
+// with Vars in place of the differentiated tensors; every op on a
 // Var computes at once, as on a Tensor, and records a tape node that can pass a cotangent back
 // through the op's derivative rule, the same rule graph mode uses (functors.hpp, reductions.hpp,
 // ops_matmul.hpp, op_objects.hpp). So a gradient can be debugged op by op, and both modes give the
@@ -16,7 +17,7 @@
 // the rules compute without recording (first-order gradients), unless it is asked to record the
 // gradient's own computation (create_graph, as PyTorch's): then the rules run on recorded Vars,
 // each cotangent keeps its own node, and a gradient can be differentiated again. A grad whose
-// arguments are already Vars (grad(grad(f)) in PYNATIVE_MODE) runs its backward pass that way.
+// arguments are already Vars (grad(grad(f)) on the tape) runs its backward pass that way.
 
 #include <algorithm>
 #include <atomic>
@@ -335,8 +336,8 @@ std::shared_ptr<autograd::value_node<T, R>> record_node(Tensor<T, dynamic_shape<
             },
             operands);
     };
-    auto n = std::make_shared<autograd::op_node<T, R, decltype(pass)>>(std::move(y),
-                                                                       std::move(pass));
+    auto n =
+        std::make_shared<autograd::op_node<T, R, decltype(pass)>>(std::move(y), std::move(pass));
     (
         [&] {
             if constexpr (is_var_v<Xs>)
