@@ -123,7 +123,10 @@ public:
                 (std::make_index_sequence<P::roots.size()>{});
                 return result_t(graph::rebuild<0>(t.result, outs));
             },
-            [&] { return result_t(f_(args...)); });
+            // Generic (`none` is always empty), so that the function is instantiated on Tensors
+            // only where with_program calls this: a lambda that is not a template is compiled
+            // with its enclosing function, called or not.
+            [&](auto... none) { return result_t(f_(args..., none...)); });
     }
 
     /// Evaluates the function's one output into `out` (same sizes; any strides) without
@@ -176,8 +179,8 @@ private:
                 else
                     ev.values_into(graph::tensors_of(out));
             },
-            [&] {
-                const auto result = f_(args...); // computed whole before any write
+            [&](auto... none) {                           // generic: see operator()
+                const auto result = f_(args..., none...); // computed whole before any write
                 copy_leaves(graph::tensors_of(out), graph::tensors_of(result));
             });
     }
