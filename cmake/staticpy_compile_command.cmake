@@ -35,7 +35,16 @@ foreach(_def IN LISTS CF_DEFINITIONS)
         list(APPEND _cmd_base "-D${_def}")
     endif()
 endforeach()
-list(APPEND _cmd_base ${CF_OPTIONS})
+# An option given as "SHELL:-a b" (CMake's form for a flag with its value, kept together) is the
+# words after SHELL:.
+foreach(_opt IN LISTS CF_OPTIONS)
+    if(_opt MATCHES "^SHELL:(.*)$")
+        separate_arguments(_words UNIX_COMMAND "${CMAKE_MATCH_1}")
+        list(APPEND _cmd_base ${_words})
+    elseif(NOT _opt STREQUAL "")
+        list(APPEND _cmd_base "${_opt}")
+    endif()
+endforeach()
 
 set(_cmd ${_cmd_base} -x c++ -fsyntax-only)
 set(_cmd_no_pch ${_cmd})
