@@ -1,6 +1,6 @@
 // One function, two modes: a small MLP layer traced by staticpy::jit into a static graph, its IR
 // printed, its DOT written, its fused kernels emitted as C++, and its result checked against the
-// same function run op by op.
+// same graph run op by op (PYNATIVE_MODE: each node by its eager op).
 //
 //   build/demo/examples/example_jit_graph [graph.dot]      (dot -Tsvg graph.dot > graph.svg)
 
@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
     auto w = randn(16_c, 8_c, gen); // linear layer 8 -> 16
     auto b = randn(16_c, gen);
 
-    // The same code runs eagerly (Tensors) or traced (Tracers): it is a generic lambda.
+    // A generic lambda: jit traces it with Tracers (in both modes); called directly, it would run
+    // on Tensors.
     auto layer = jit([](auto x, auto w, auto b, auto scale) { // scale: a traced float
         auto h = relu(linear(x, w, b)) * scale;          // matmul, bias and relu in its epilogue
         auto z = h - h.mean(1_c, True);                  // a reduction fused with its producer
