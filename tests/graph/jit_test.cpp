@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "graph_test_support.hpp"
@@ -21,6 +23,32 @@ Generator gen() {
     return Generator(1234);
 }
 } // namespace
+
+TEST_CASE("jit: the function is traced in both modes, never instantiated on Tensors") {
+    // PYNATIVE_MODE runs the traced program op by op (backend/op_by_op.hpp), so a jit call
+    // compiles the function once, with Tracers: a body that cannot take Tensors still compiles,
+    // and both modes return what it would return on Tensors.
+    auto f = jit([](const auto& a, auto b) {
+        static_assert(is_tracer_v<std::remove_cvref_t<decltype(a)>>,
+                      "a jit function is instantiated with Tracers only");
+        return std::tuple{relu(a * b + 1.0f), (a * a).sum()};
+    });
+    auto g = gen();
+    const auto x = randn(4_c, 3_c, g);
+    const auto w = randn(3_c, g);
+    graph_test::mode_guard guard;
+    set_context(GRAPH_MODE);
+    const auto graph = f(x, w);
+    set_context(PYNATIVE_MODE);
+    const auto op_by_op = f(x, w);
+    using result_t = std::tuple<Tensor<float, shape<int_<4>, int_<3>>>, Tensor<float, shape<>>>;
+    STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(graph)>, result_t>);
+    STATIC_REQUIRE(std::is_same_v<std::remove_cvref_t<decltype(op_by_op)>, result_t>);
+    for (const auto* r : {&graph, &op_by_op}) {
+        require_same(std::get<0>(*r), relu(x * w + 1.0f));
+        require_same(std::get<1>(*r), (x * x).sum());
+    }
+}
 
 TEST_CASE("jit: the issue's example in both modes") {
     auto g = gen();
