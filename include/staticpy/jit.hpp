@@ -117,10 +117,7 @@ public:
                 }
                 backend::cpu::evaluator<P, decltype(t.inputs), P::roots> ev(nodes, t.inputs);
                 ev.materialize_all();
-                auto outs = [&]<std::size_t... K>(std::index_sequence<K...>) {
-                    return std::tuple{ev.template value<P::roots[K]>()...};
-                }
-                (std::make_index_sequence<P::roots.size()>{});
+                auto outs = outputs_of<P>(ev);
                 return result_t(graph::rebuild<0>(t.result, outs));
             },
             // Generic (`none` is always empty), so that the function is instantiated on Tensors
@@ -148,15 +145,22 @@ public:
     }
 
 private:
+    /// The outputs of program P that an evaluator (fused or op by op) has run, in P::roots'
+    /// order.
+    template <class P, class Evaluator>
+    static auto outputs_of(Evaluator& ev) {
+        return [&]<std::size_t... K>(std::index_sequence<K...>) {
+            return std::tuple{ev.template value<P::roots[K]>()...};
+        }
+        (std::make_index_sequence<P::roots.size()>{});
+    }
+
     /// Program P of trace t run op by op (PYNATIVE_MODE): its outputs, in P::roots' order.
     template <class P, class Trace, class Nodes>
     static auto op_by_op(const Trace& t, const Nodes& nodes) {
         backend::op_by_op<P, decltype(t.inputs), P::roots> run(nodes, t.inputs);
         run.run_all();
-        return [&]<std::size_t... K>(std::index_sequence<K...>) {
-            return std::tuple{run.template value<P::roots[K]>()...};
-        }
-        (std::make_index_sequence<P::roots.size()>{});
+        return outputs_of<P>(run);
     }
 
     template <class Out, class... Args>
