@@ -235,10 +235,11 @@ std::string inspect(const jit_function<F>& f, const Args&... args) {
             ev.materialize_deferred();
             std::array<std::string, P::size> shapes;
             [&]<std::size_t... S>(std::index_sequence<S...>) {
-                ((shapes[S] = std::string(dtype_name(
-                                  dtype_of_v<typename P::template node_at<S>::value_type>)) +
-                              sizes_text(ev.template shape_of<S>().sizes())),
-                 ...);
+                indexed::in_order{
+                    ((shapes[S] = std::string(dtype_name(
+                                      dtype_of_v<typename P::template node_at<S>::value_type>)) +
+                                  sizes_text(ev.template shape_of<S>().sizes())),
+                     0)...};
             }
             (std::make_index_sequence<P::size>{});
             auto shape = [&](std::size_t s) { return shapes[s]; };

@@ -69,7 +69,7 @@ public:
     /// Computes every slot, in order.
     void run_all() {
         [&]<std::size_t... S>(std::index_sequence<S...>) {
-            (run<S>(), ...);
+            indexed::in_order{(run<S>(), 0)...};
         }
         (std::make_index_sequence<N>{});
     }

@@ -11,6 +11,7 @@
 //   indexed::type_at<0, decltype(p)>       // int
 
 #include <cstddef>
+#include <initializer_list>
 #include <utility>
 
 namespace staticpy::indexed {
@@ -49,6 +50,15 @@ template <class F, std::size_t... I, class... T>
 constexpr decltype(auto) apply(F&& f, const pack_of<std::index_sequence<I...>, T...>& p) {
     return static_cast<F&&>(f)(static_cast<const element<I, T>&>(p).value...);
 }
+
+/// Evaluates the elements of a pack expansion in order: `indexed::in_order{(f<S>(), 0)...};`.
+/// Not a fold expression `(f<S>(), ...)`: clang rejects a fold of more than 256 operands (its
+/// -fbracket-depth), and a graph program has more slots than that (a 16-layer MLP's training step
+/// has 276). The elements of a braced list are evaluated in order, however many there are.
+struct in_order {
+    constexpr in_order() noexcept = default;
+    constexpr in_order(std::initializer_list<int>) noexcept {}
+};
 
 /// The type at position I of a pack.
 template <std::size_t I, class Pack>

@@ -77,7 +77,7 @@ template <class Prog, class Tag>
 inline constexpr auto depends_on_inputs = [] {
     std::array<bool, Prog::size + 1> d{};
     [&]<std::size_t... S>(std::index_sequence<S...>) {
-        (
+        indexed::in_order{(
             [&] {
                 if constexpr (is_grad_input_of<typename Prog::template node_at<S>, Tag>::value) {
                     d[S] = true;
@@ -86,7 +86,7 @@ inline constexpr auto depends_on_inputs = [] {
                         d[S] = d[S] || d[Prog::operand_slots[S][k]];
                 }
             }(),
-            ...);
+            0)...};
     }
     (std::make_index_sequence<Prog::size>{});
     return d;

@@ -48,8 +48,9 @@ struct kernel_plan {
         auto is_reduce = [](std::size_t s) {
             bool r = false;
             [&]<std::size_t... S>(std::index_sequence<S...>) {
-                ((S == s ? (r = Prog::template node_at<S>::kind == node_kind::reduce) : false),
-                 ...);
+                indexed::in_order{
+                    ((S == s ? (r = Prog::template node_at<S>::kind == node_kind::reduce) : false),
+                     0)...};
             }
             (std::make_index_sequence<N>{});
             return r;
@@ -176,7 +177,7 @@ std::string ir_text(const node_pointers_t<Prog>& nodes,
                     const std::array<std::size_t, NumRoots>& roots, ShapeText&& shape_text) {
     std::string params, body;
     [&]<std::size_t... S>(std::index_sequence<S...>) {
-        (
+        indexed::in_order{(
             [&] {
                 using node = typename Prog::template node_at<S>;
                 if constexpr (node::kind == node_kind::input) {
@@ -188,7 +189,7 @@ std::string ir_text(const node_pointers_t<Prog>& nodes,
                             shape_text(S) + "\n";
                 }
             }(),
-            ...);
+            0)...};
     }
     (std::make_index_sequence<Prog::size>{});
     std::string out = "graph(" + params + ") {\n" + body + "  return ";
@@ -204,7 +205,7 @@ std::string ir_text(const node_pointers_t<Prog>& nodes,
         // members of the kernel's region, in slot order
         std::string members;
         [&]<std::size_t... S>(std::index_sequence<S...>) {
-            (
+            indexed::in_order{(
                 [&] {
                     if (ks[k].root == S) {
                         const auto& member = region<Prog, S>::member;
@@ -214,7 +215,7 @@ std::string ir_text(const node_pointers_t<Prog>& nodes,
                                 members += tag(members.empty() ? "%" : " %", s);
                     }
                 }(),
-                ...);
+                0)...};
         }
         (std::make_index_sequence<Prog::size>{});
         if (members.empty())
@@ -245,7 +246,7 @@ std::string dot_text(const node_pointers_t<Prog>& nodes,
     std::array<std::size_t, Prog::size + 1> cluster_of{};
     cluster_of.fill(n);
     [&]<std::size_t... S>(std::index_sequence<S...>) {
-        (
+        indexed::in_order{(
             [&] {
                 for (std::size_t k = 0; k < n; ++k)
                     if (ks[k].root == S)
@@ -254,7 +255,7 @@ std::string dot_text(const node_pointers_t<Prog>& nodes,
                                 cluster_of[s] == n)
                                 cluster_of[s] = k;
             }(),
-            ...);
+            0)...};
     }
     (std::make_index_sequence<Prog::size>{});
     auto escape = [](std::string s) {
@@ -268,11 +269,13 @@ std::string dot_text(const node_pointers_t<Prog>& nodes,
     };
     std::vector<std::string> lines(Prog::size);
     [&]<std::size_t... S>(std::index_sequence<S...>) {
-        ((lines[S] = tag("n", S) + " [label=\"" + tag("%", S) + " = " +
-                     escape(detail::node_text<Prog, S>(node_of<Prog, S>(nodes))) + "\\n" +
-                     escape(shape_text(S)) + "\"" +
-                     (Prog::materialized[S] ? ", style=filled, fillcolor=lightgrey" : "") + "];\n"),
-         ...);
+        indexed::in_order{
+            ((lines[S] = tag("n", S) + " [label=\"" + tag("%", S) + " = " +
+                         escape(detail::node_text<Prog, S>(node_of<Prog, S>(nodes))) + "\\n" +
+                         escape(shape_text(S)) + "\"" +
+                         (Prog::materialized[S] ? ", style=filled, fillcolor=lightgrey" : "") +
+                         "];\n"),
+             0)...};
     }
     (std::make_index_sequence<Prog::size>{});
     for (std::size_t k = 0; k <= n; ++k) {
@@ -402,18 +405,18 @@ kernel_parts region_kernel_parts(std::size_t reduction, const node_pointers_t<Pr
     parts.out_type = fn::cpp_type_name<root_t>;
     parts.combine = "out[o_out] = value;";
     [&]<std::size_t... Q>(std::index_sequence<Q...>) {
-        ((Q == reduction ? [&] {
+        indexed::in_order{((Q == reduction ? [&] {
             if constexpr (Prog::template node_at<Q>::kind == node_kind::reduce) {
                 detail::reduction_text<Prog, root_t, Q>(parts);
                 parts.reduces = true;
             }
         }()
-                         : void()),
-         ...);
+                                           : void()),
+                           0)...};
     }
     (std::make_index_sequence<Prog::size>{});
     [&]<std::size_t... S>(std::index_sequence<S...>) {
-        (detail::slot_parts<Prog, R, S>(nodes, parts), ...);
+        indexed::in_order{(detail::slot_parts<Prog, R, S>(nodes, parts), 0)...};
     }
     (std::make_index_sequence<Prog::size>{});
     return parts;
@@ -427,9 +430,10 @@ void for_each_kernel_parts(const node_pointers_t<Prog>& nodes,
     const auto& ks = plan.first;
     for (std::size_t k = 0; k < plan.second; ++k)
         [&]<std::size_t... R>(std::index_sequence<R...>) {
-            ((ks[k].root == R ? (void)f(k, region_kernel_parts<Prog, R>(ks[k].reduction, nodes))
-                              : void()),
-             ...);
+            indexed::in_order{
+                ((ks[k].root == R ? (void)f(k, region_kernel_parts<Prog, R>(ks[k].reduction, nodes))
+                                  : void()),
+                 0)...};
         }
     (std::make_index_sequence<Prog::size>{});
 }

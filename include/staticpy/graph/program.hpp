@@ -120,6 +120,9 @@ struct node_facts {
     std::size_t arity;
     bool has_payload;
     bool contains_payload;
+    /// 0 for a leaf, else one more than its highest operand's: nodes of one type have one
+    /// height, so the numbering looks a node up among the slots of its height only.
+    std::size_t height;
 };
 template <class Node, class Children = typename Node::children_type>
 struct facts_of;
@@ -127,41 +130,59 @@ template <class Node, class... Cs>
 struct facts_of<Node, operands<Cs...>> {
     static constexpr std::array<const node_facts*, sizeof...(Cs)> operands{
         &facts_of<Cs>::value...};
-    static constexpr node_facts value{operands.data(), sizeof...(Cs), Node::has_payload,
-                                      contains_payload_v<Node>};
+    static constexpr node_facts value{
+        operands.data(), sizeof...(Cs), Node::has_payload, contains_payload_v<Node>,
+        sizeof...(Cs) == 0 ? 0 : 1 + std::max({std::size_t{0}, facts_of<Cs>::value.height...})};
 };
 
 inline constexpr std::size_t no_slot = static_cast<std::size_t>(-1);
 
 /// A numbered graph while it is built: each slot's node (its facts) and operand slots (slot s's
 /// are operand[first_operand[s]] ... operand[first_operand[s + 1] - 1]), and each output's slot.
+/// The slots are also listed by their nodes' heights (node_facts::height), in slot order, and a
+/// node is looked up among those of its height: a search of every slot per node visited made the
+/// numbering quadratic in the program (a 32-layer MLP's training step ran past clang's limit of
+/// steps in one constant expression).
 struct numbering {
     std::vector<const node_facts*> node;
     std::vector<std::size_t> first_operand{0};
     std::vector<std::size_t> operand;
     std::vector<std::size_t> roots;
+    std::vector<std::vector<std::size_t>> slots_of_height;
 
     [[nodiscard]] constexpr std::size_t size() const { return node.size(); }
     [[nodiscard]] constexpr std::size_t operand_count() const { return operand.size(); }
     /// The first slot whose node is n (size() if none).
     [[nodiscard]] constexpr std::size_t slot_of(const node_facts* n) const {
-        std::size_t s = 0;
-        while (s < size() && node[s] != n)
-            ++s;
-        return s;
+        if (n->height < slots_of_height.size())
+            for (const std::size_t s : slots_of_height[n->height])
+                if (node[s] == n)
+                    return s;
+        return size();
     }
     /// The first slot whose node is n with the operand slots ops[0 .. n->arity) (size() if none).
     [[nodiscard]] constexpr std::size_t slot_of(const node_facts* n, const std::size_t* ops) const {
-        for (std::size_t s = 0; s < size(); ++s) {
-            if (node[s] != n)
-                continue;
-            bool same = true;
-            for (std::size_t k = 0; k < n->arity; ++k)
-                same = same && operand[first_operand[s] + k] == ops[k];
-            if (same)
-                return s;
-        }
+        if (n->height < slots_of_height.size())
+            for (const std::size_t s : slots_of_height[n->height]) {
+                if (node[s] != n)
+                    continue;
+                bool same = true;
+                for (std::size_t k = 0; k < n->arity; ++k)
+                    same = same && operand[first_operand[s] + k] == ops[k];
+                if (same)
+                    return s;
+            }
         return size();
+    }
+    /// Appends a slot for node n with the operand slots ops[0 .. n->arity).
+    constexpr void push(const node_facts* n, const std::size_t* ops) {
+        if (n->height >= slots_of_height.size())
+            slots_of_height.resize(n->height + 1);
+        slots_of_height[n->height].push_back(size());
+        node.push_back(n);
+        for (std::size_t k = 0; k < n->arity; ++k)
+            operand.push_back(ops[k]);
+        first_operand.push_back(operand.size());
     }
 };
 
@@ -208,12 +229,8 @@ constexpr numbering number_graph(bool speculative, const node_facts* const* root
             slot = g.size();
             if (speculative || !f.node->has_payload)
                 slot = g.slot_of(f.node, numbered.data() + f.first);
-            if (slot == g.size()) {
-                g.node.push_back(f.node);
-                for (std::size_t k = 0; k < f.node->arity; ++k)
-                    g.operand.push_back(numbered[f.first + k]);
-                g.first_operand.push_back(g.operand.size());
-            }
+            if (slot == g.size())
+                g.push(f.node, numbered.data() + f.first);
             numbered.resize(f.first);
             frames.pop_back();
             if (!frames.empty())
@@ -302,9 +319,13 @@ template <class Node, class Prog>
 struct find_node;
 template <class Node, class... Is>
 struct find_node<Node, program<Is...>> {
+    // An array, not a fold over the instructions (clang limits a fold to 256 operands).
     static constexpr std::size_t value = [] {
+        constexpr std::array<bool, sizeof...(Is) + 1> same{
+            std::is_same_v<Node, typename Is::node>..., true};
         std::size_t i = 0;
-        (void)((std::is_same_v<Node, typename Is::node> ? false : (++i, true)) && ...);
+        while (!same[i])
+            ++i;
         return i;
     }();
 };
@@ -372,10 +393,27 @@ public:
 template <class Prog>
 using node_pointers_t = std::array<const void*, Prog::size>;
 
+namespace detail {
+/// The one object of an empty node type: what a slot of that type stands for. An empty node (no
+/// run-time attributes in it or under it: most nodes of a training step) carries nothing to read,
+/// so collect_nodes does not point its slot at the traced object.
+template <class Node>
+inline constexpr Node empty_node{};
+
+/// The node of type Node at `p`, or the one object of an empty node type (p unused).
+template <class Node>
+const Node& node_at_pointer(const void* p) {
+    if constexpr (std::is_empty_v<Node>)
+        return empty_node<Node>;
+    else
+        return *static_cast<const Node*>(p);
+}
+} // namespace detail
+
 /// The node object of slot S.
 template <class Prog, std::size_t S>
 const typename Prog::template node_at<S>& node_of(const node_pointers_t<Prog>& nodes) {
-    return *static_cast<const typename Prog::template node_at<S>*>(nodes[S]);
+    return detail::node_at_pointer<typename Prog::template node_at<S>>(nodes[S]);
 }
 
 // ---- payload equality: when two nodes of one type are the same value
@@ -439,29 +477,51 @@ template <class Prog, class Node>
 void check_payloads(const Node& n, const void* const* ptrs, bool& equal) {
     if constexpr (contains_payload_v<Node>) {
         if constexpr (Node::has_payload)
-            if (!payload_equal(*static_cast<const Node*>(ptrs[find_node<Node, Prog>::value]), n))
+            if (!payload_equal(node_at_pointer<Node>(ptrs[find_node<Node, Prog>::value]), n))
                 equal = false;
         indexed::apply([&](const auto&... c) { (check_payloads<Prog>(c, ptrs, equal), ...); },
                        n.children);
     }
 }
 
+/// The slots whose node objects collect_nodes points at: the nodes that are not empty (node_of
+/// gives the others' one object), latest first, so that a slot's parent is pointed at before it
+/// (a parent holds its operands, so the parent of a node that is not empty is not empty either).
+template <class Prog>
+inline constexpr auto pointed_slots = [] {
+    constexpr std::array<bool, Prog::size> empty = []<std::size_t... S>(std::index_sequence<S...>) {
+        return std::array<bool, Prog::size>{std::is_empty_v<typename Prog::template node_at<S>>...};
+    }
+    (std::make_index_sequence<Prog::size>{});
+    constexpr std::size_t count =
+        static_cast<std::size_t>(std::count(empty.begin(), empty.end(), false));
+    std::array<std::size_t, count> slots{};
+    std::size_t n = 0;
+    for (std::size_t s = Prog::size; s-- > 0;)
+        if (!empty[s])
+            slots[n++] = s;
+    return slots;
+}();
 } // namespace detail
 
 /// The node pointers of Numbering's program (a program_of) for the output nodes `roots`;
 /// `equal` is cleared when a speculative numbering merged nodes whose payloads differ (the
-/// program is then invalid).
+/// program is then invalid). Only the slots whose nodes are not empty are pointed at
+/// (pointed_slots): a training step's graph mostly has none, and each slot pointed at is a
+/// function.
 template <class Numbering, class... Roots>
 node_pointers_t<typename Numbering::prog> collect_nodes(bool& equal, const Roots&... roots) {
     using P = typename Numbering::prog;
     node_pointers_t<P> ptrs{};
     const std::array<const void*, sizeof...(Roots) + 1> outputs{&roots..., nullptr};
+    constexpr auto& slots = detail::pointed_slots<P>;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-        (detail::point_at<Numbering, P::size - 1 - I>(ptrs.data(), outputs.data()), ...);
+        indexed::in_order{
+            (detail::point_at<Numbering, slots[I]>(ptrs.data(), outputs.data()), 0)...};
     }
-    (std::make_index_sequence<P::size>{});
+    (std::make_index_sequence<slots.size()>{});
     if constexpr (Numbering::speculative)
-        (detail::check_payloads<P>(roots, ptrs.data(), equal), ...);
+        indexed::in_order{(detail::check_payloads<P>(roots, ptrs.data(), equal), 0)...};
     return ptrs;
 }
 
@@ -523,19 +583,67 @@ constexpr std::size_t use_count(const std::array<std::size_t, NumRoots>& roots) 
     return n;
 }
 
-/// Every region's leaves at once: leaves[R][M] is region<Prog, R>::is_leaf(M), computed in one
-/// loop over the program rather than one region instantiation per slot (the epilogue analysis
-/// asks it of every pair of slots).
+namespace detail {
+/// The leaves of the regions rooted at every slot, as lists: region r's leaves (its
+/// region<Prog, r>::leaf_slots) are leaf[first[r]] ... leaf[first[r + 1] - 1], in slot order.
+template <std::size_t N, std::size_t E>
+struct leaf_lists {
+    std::array<std::size_t, N + 1> first{};
+    std::array<std::size_t, E + 1> leaf{};
+};
+
+/// Every region's leaves, appended region by region (first[r]: where region r's start). Each
+/// region is walked from its root through its members only, one array marking the slots each
+/// walk has seen (seen[s] == root + 1): linear in the regions' sizes. (A walk over every slot per
+/// region, or a slots-by-slots table, is quadratic in the program: a 16-layer MLP's training step
+/// then ran past clang's limit of steps in one constant expression.)
+template <class Prog>
+constexpr std::vector<std::size_t> region_leaf_list(std::vector<std::size_t>& first) {
+    std::vector<std::size_t> leaves, seen(Prog::size, 0), stack;
+    for (std::size_t root = 0; root < Prog::size; ++root) {
+        first.push_back(leaves.size());
+        const std::size_t begin = leaves.size();
+        stack.push_back(root);
+        seen[root] = root + 1;
+        while (!stack.empty()) {
+            const std::size_t s = stack.back();
+            stack.pop_back();
+            if (Prog::read_in(s, root)) {
+                leaves.push_back(s);
+                continue;
+            }
+            for (std::size_t k = 0; k < Prog::arity[s]; ++k) {
+                const std::size_t o = Prog::operand_slots[s][k];
+                if (seen[o] != root + 1) {
+                    seen[o] = root + 1;
+                    stack.push_back(o);
+                }
+            }
+        }
+        std::sort(leaves.begin() + static_cast<std::ptrdiff_t>(begin), leaves.end());
+    }
+    first.push_back(leaves.size());
+    return leaves;
+}
+template <class Prog>
+inline constexpr std::size_t region_leaf_count = [] {
+    std::vector<std::size_t> first;
+    return region_leaf_list<Prog>(first).size();
+}();
+} // namespace detail
+
+/// Every region's leaves at once (detail::leaf_lists), computed in one walk of the program rather
+/// than one region instantiation per slot: the epilogue analysis asks them of every slot.
 template <class Prog>
 inline constexpr auto region_leaves = [] {
-    constexpr std::size_t N = Prog::size;
-    std::array<std::array<bool, N + 1>, N + 1> leaves{};
-    for (std::size_t root = 0; root < N; ++root) {
-        const auto member = region_members<Prog>(root);
-        for (std::size_t s = 0; s < N; ++s)
-            leaves[root][s] = member[s] && Prog::read_in(s, root);
-    }
-    return leaves;
+    detail::leaf_lists<Prog::size, detail::region_leaf_count<Prog>> lists{};
+    std::vector<std::size_t> first;
+    const std::vector<std::size_t> leaves = detail::region_leaf_list<Prog>(first);
+    for (std::size_t r = 0; r <= Prog::size; ++r)
+        lists.first[r] = first[r];
+    for (std::size_t e = 0; e < leaves.size(); ++e)
+        lists.leaf[e] = leaves[e];
+    return lists;
 }();
 
 /// How many fused kernels (or materialized nodes directly) read each materialized slot M: the
@@ -550,8 +658,8 @@ reader_counts(const std::array<std::size_t, NumRoots>& roots) {
     const auto& leaves = region_leaves<Prog>;
     std::array<std::size_t, N + 1> n{};
     const auto count_leaves_of = [&](std::size_t region) {
-        for (std::size_t m = 0; m < N; ++m)
-            n[m] += leaves[region][m];
+        for (std::size_t e = leaves.first[region]; e < leaves.first[region + 1]; ++e)
+            ++n[leaves.leaf[e]];
     };
     for (std::size_t s = 0; s < N; ++s) {
         if (Prog::kept_fused(s))
@@ -637,13 +745,16 @@ epilogue_slots(const std::array<std::size_t, NumRoots>& roots) {
         found[r] = N;
         if (r == N || Prog::materialized[r] || facts::element[r] == 0)
             continue;
+        // (Region r's leaves, in slot order.)
+        const std::size_t begin = leaves.first[r], end = leaves.first[r + 1];
         std::size_t full_leaves = 0;
-        for (std::size_t s = 0; s < N; ++s)
-            full_leaves += leaves[r][s] && facts::is_full_matrix[s];
-        for (std::size_t m = 0; m < N; ++m) {
+        for (std::size_t e = begin; e < end; ++e)
+            full_leaves += facts::is_full_matrix[leaves.leaf[e]];
+        for (std::size_t e = begin; e < end; ++e) {
+            const std::size_t m = leaves.leaf[e];
             const bool other_full_matrix = full_leaves > (facts::is_full_matrix[m] ? 1 : 0);
             if (facts::host[m] && facts::element[m] == facts::element[r] &&
-                facts::rank[m] == facts::rank[r] && leaves[r][m] && readers[m] == 1 &&
+                facts::rank[m] == facts::rank[r] && readers[m] == 1 &&
                 (!facts::is_matmul[m] || !other_full_matrix)) {
                 found[r] = m;
                 break;

@@ -182,7 +182,7 @@ public:
     static constexpr std::array<bool, N + 1> deferred = [] {
         std::array<bool, N + 1> d{};
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((d[epilogue_of<Roots[I]>()] = true), ...);
+            indexed::in_order{((d[epilogue_of<Roots[I]>()] = true), 0)...};
         }
         (std::make_index_sequence<Roots.size()>{});
         for (std::size_t s = 0; s < N; ++s)
@@ -225,7 +225,7 @@ public:
     /// Materializes every materialized slot, in order.
     void materialize_all() {
         [&]<std::size_t... S>(std::index_sequence<S...>) {
-            (materialize<S>(), ...);
+            indexed::in_order{(materialize<S>(), 0)...};
         }
         (std::make_index_sequence<N>{});
     }
@@ -351,12 +351,12 @@ public:
     /// inspection, which wants every node's shape).
     void materialize_deferred() {
         [&]<std::size_t... S>(std::index_sequence<S...>) {
-            (
+            indexed::in_order{(
                 [&] {
                     if constexpr (deferred[S])
                         compute_alone<S>();
                 }(),
-                ...);
+                0)...};
         }
         (std::make_index_sequence<N>{});
     }
@@ -440,8 +440,10 @@ private:
             needs_temporary<I>(outs, operands, std::index_sequence<I...>{})...};
         auto temporaries =
             std::tuple{temporary_of<Roots[I]>(via_temporary[I], std::get<I>(operands))...};
-        (write_output<Roots[I]>(!via_temporary[I], std::get<I>(operands), std::get<I>(outs)), ...);
-        (copy_temporary(std::get<I>(temporaries), std::get<I>(outs)), ...);
+        indexed::in_order{
+            (write_output<Roots[I]>(!via_temporary[I], std::get<I>(operands), std::get<I>(outs)),
+             0)...};
+        indexed::in_order{(copy_temporary(std::get<I>(temporaries), std::get<I>(outs)), 0)...};
     }
 
     /// Whether output I goes through a temporary: its destination is read by another output

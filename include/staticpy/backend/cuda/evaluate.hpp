@@ -85,7 +85,7 @@ public:
     /// Materializes every materialized slot (and stored fused value), in order.
     void materialize_all() {
         [&]<std::size_t... S>(std::index_sequence<S...>) {
-            (materialize<S>(), ...);
+            indexed::in_order{(materialize<S>(), 0)...};
         }
         (std::make_index_sequence<N>{});
     }
@@ -116,7 +116,7 @@ private:
 
     static void check_supported() {
         [&]<std::size_t... S>(std::index_sequence<S...>) {
-            (
+            indexed::in_order{(
                 [&] {
                     if constexpr (node_t<S>::kind == graph::node_kind::opaque &&
                                   softmax_kind<S> == 0 && !runs_eagerly<S> && !of_shapes<S>) {
@@ -127,7 +127,7 @@ private:
                             throw_not_on_device("this op");
                     }
                 }(),
-                ...);
+                0)...};
         }
         (std::make_index_sequence<N>{});
     }
@@ -270,14 +270,14 @@ private:
     template <std::size_t Root, class F>
     static void for_each_parameter(F&& f) {
         [&]<std::size_t... J>(std::index_sequence<J...>) {
-            (
+            indexed::in_order{(
                 [&] {
                     constexpr std::size_t S = region_t<Root>::members[J];
                     if constexpr (region_t<Root>::is_leaf(S) ||
                                   node_t<S>::kind == graph::node_kind::scalar)
                         f(std::integral_constant<std::size_t, S>{});
                 }(),
-                ...);
+                0)...};
         }
         (std::make_index_sequence<region_t<Root>::member_count>{});
     }
