@@ -90,7 +90,7 @@ private:
     using node_t = typename Prog::template node_at<S>;
 
     template <std::size_t S>
-    const auto& node_object() const {
+    decltype(auto) node_object() const {
         return graph::node_of<Prog, S>(nodes_);
     }
 

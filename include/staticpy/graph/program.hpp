@@ -394,25 +394,23 @@ template <class Prog>
 using node_pointers_t = std::array<const void*, Prog::size>;
 
 namespace detail {
-/// The one object of an empty node type: what a slot of that type stands for. An empty node (no
-/// run-time attributes in it or under it: most nodes of a training step) carries nothing to read,
-/// so collect_nodes does not point its slot at the traced object.
+/// The node of type Node at `p` (a reference), or, for an empty node type, a new one (p unused):
+/// an empty node (no run-time attributes in it or under it: most nodes of a training step)
+/// carries nothing to read, so collect_nodes does not point its slot at the traced object. (A
+/// value, not a reference to one object per type: such an object would be a symbol per node
+/// type in the program's object file, named by the node's whole type.)
 template <class Node>
-inline constexpr Node empty_node{};
-
-/// The node of type Node at `p`, or the one object of an empty node type (p unused).
-template <class Node>
-const Node& node_at_pointer(const void* p) {
+decltype(auto) node_at_pointer(const void* p) {
     if constexpr (std::is_empty_v<Node>)
-        return empty_node<Node>;
+        return Node{};
     else
         return *static_cast<const Node*>(p);
 }
 } // namespace detail
 
-/// The node object of slot S.
+/// The node object of slot S: a const reference, or a value for an empty node type.
 template <class Prog, std::size_t S>
-const typename Prog::template node_at<S>& node_of(const node_pointers_t<Prog>& nodes) {
+decltype(auto) node_of(const node_pointers_t<Prog>& nodes) {
     return detail::node_at_pointer<typename Prog::template node_at<S>>(nodes[S]);
 }
 

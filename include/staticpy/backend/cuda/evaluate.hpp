@@ -185,7 +185,7 @@ private:
     }
 
     template <std::size_t S>
-    const auto& node() const {
+    decltype(auto) node() const {
         return graph::node_of<Prog, S>(nodes_);
     }
 
