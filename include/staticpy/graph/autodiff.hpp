@@ -200,8 +200,8 @@ auto operand_cotangent(const N& n, const CT& ct) {
     using T = typename child_t<K, N>::value_type;
     if constexpr (N::kind == node_kind::elementwise) {
         using F = typename N::functor;
-        const auto rule = indexed::apply(
-            [&](const auto&... x) { return F::template vjp<K>(g, y, traced(x)...); }, n.children);
+        const auto rule = apply_children(
+            [&](const auto&... x) { return F::template vjp<K>(g, y, traced(x)...); }, n);
         if constexpr (std::is_same_v<std::remove_cvref_t<decltype(rule)>, fn::no_grad>)
             return no_cotangent{};
         else
@@ -216,11 +216,9 @@ auto operand_cotangent(const N& n, const CT& ct) {
         static_assert(N::kind == node_kind::opaque);
         // Every op object has a rule (argmax's says no_grad); op_vjp is the compile error for
         // one that has none.
-        const auto rule = indexed::apply(
-            [&](const auto&... x) {
-                return staticpy::detail::op_vjp<K>(n.op, g, y, traced(x)...);
-            },
-            n.children);
+        const auto rule = apply_children(
+            [&](const auto&... x) { return staticpy::detail::op_vjp<K>(n.op, g, y, traced(x)...); },
+            n);
         using R = std::remove_cvref_t<decltype(rule)>;
         if constexpr (std::is_same_v<R, fn::no_grad>)
             return no_cotangent{};

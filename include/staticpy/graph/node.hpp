@@ -34,29 +34,68 @@
 
 namespace staticpy::graph {
 
+template <class N, class Children = typename N::children_type>
+struct holds_data;
+/// Whether a node object of type N holds anything at run time (a scalar's value, a captured
+/// tensor, a run-time dim, an op's arguments), in it or under it. A node that holds nothing is
+/// its type: any object of it is the same node.
+template <class N>
+inline constexpr bool holds_data_v = holds_data<N>::value;
+
+/// An operand that holds no data (holds_data_v false), kept as its type only.
+template <class N>
+struct unstored {
+    constexpr unstored() noexcept = default;
+    constexpr unstored(const N&) noexcept {}
+};
+template <class N>
+using stored_operand_t = std::conditional_t<holds_data_v<N>, N, unstored<N>>;
+template <class S>
+struct operand_of_stored {
+    using type = S;
+};
+template <class N>
+struct operand_of_stored<unstored<N>> {
+    using type = N;
+};
+
 /// A node's operand nodes: a plain aggregate, one element per operand. Not a std::tuple, whose
 /// constrained constructors check every operand type each time a node is built: a traced
 /// training step builds thousands of nodes, each holding the nodes under it, and those checks
-/// were a third of the compiler's time for its trace. A node without run-time attributes under
-/// it is an empty, trivially copyable object that takes no room among its reader's operands
-/// (indexed::element), so building a node copies the payloads under it (scalars, dims) and
-/// nothing else: a backward graph names the forward nodes over and over, and the code copying
-/// them was most of the optimiser's work on a training step's trace.
+/// were a third of the compiler's time for its trace. Only the operands that hold data are
+/// stored (stored_operand_t); the others are their types, and child() makes them again. A graph's
+/// type is a tree (a backward graph names each forward node once per use: an L-layer MLP's
+/// training step is a tree of some L^3 nodes over some 17 L distinct ones), so a node that held
+/// every node under it was an object as large as that tree, copied at each node built, and its
+/// copies were most of the compiler's work on a deep model's trace.
 template <class... Cs>
-struct operands : indexed::pack<Cs...> {
+struct operands : indexed::pack<stored_operand_t<Cs>...> {
     static constexpr std::size_t size = sizeof...(Cs);
+    using operand_types = indexed::pack<Cs...>;
     // Not explicit: a node is built as ew<F, A, B>{{a, b}}.
-    constexpr operands(const Cs&... cs) : indexed::pack<Cs...>{{cs}...} {}
+    constexpr operands(const Cs&... cs)
+        : indexed::pack<stored_operand_t<Cs>...>{{stored_operand_t<Cs>(cs)}...} {}
     // (Without operands, the constructor above is the default one.)
-    constexpr operands() requires(sizeof...(Cs) > 0) : indexed::pack<Cs...>{} {}
+    constexpr operands() requires(sizeof...(Cs) > 0) : indexed::pack<stored_operand_t<Cs>...>{} {}
 };
-
-/// The type of node N's operand I, and node n's operand I.
+/// The type of node N's operand I, and node n's operand I: a reference to it where it is stored,
+/// else a new one.
 template <std::size_t I, class N>
-using child_t = indexed::type_at<I, typename N::children_type>;
+using child_t = typename operand_of_stored<indexed::type_at<I, typename N::children_type>>::type;
 template <std::size_t I, class N>
-constexpr const child_t<I, N>& child(const N& n) {
-    return indexed::get<I>(n.children);
+constexpr decltype(auto) child(const N& n) {
+    if constexpr (holds_data_v<child_t<I, N>>)
+        return indexed::get<I>(n.children);
+    else
+        return child_t<I, N>{};
+}
+/// f(operands of n...), as child() gives them.
+template <class F, class N>
+constexpr decltype(auto) apply_children(F&& f, const N& n) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>)->decltype(auto) {
+        return static_cast<F&&>(f)(child<I>(n)...);
+    }
+    (std::make_index_sequence<N::children_type::size>{});
 }
 
 /// What a node is. Each node type names its kind (`static constexpr node_kind kind`), and the
@@ -394,5 +433,21 @@ struct contains_payload_impl<N, operands<Cs...>>
     : std::bool_constant<N::has_payload || (contains_payload_v<Cs> || ...)> {};
 template <class N>
 struct contains_payload : contains_payload_impl<N> {};
+
+/// Whether a node object of type N holds data of its own (holds_data).
+template <class N>
+constexpr bool holds_own_data() {
+    if constexpr (N::kind == node_kind::scalar || N::kind == node_kind::captured)
+        return true;
+    else if constexpr (N::kind == node_kind::reduce)
+        return !std::is_empty_v<typename N::dim_type>;
+    else if constexpr (N::kind == node_kind::opaque)
+        return !std::is_empty_v<typename N::op_type>;
+    else
+        return false;
+}
+template <class N, class... Cs>
+struct holds_data<N, operands<Cs...>>
+    : std::bool_constant<holds_own_data<N>() || (holds_data_v<Cs> || ...)> {};
 
 } // namespace staticpy::graph

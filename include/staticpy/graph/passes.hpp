@@ -123,7 +123,7 @@ auto simplify_ew(const ew<F, Cs...>& n) {
     } else if constexpr (all_numbers) {
         // Numbers known at run time: computed now, once, as the op would per element.
         using V = typename self::value_type;
-        const V v = indexed::apply(
+        const V v = apply_children(
             [](const auto&... c) {
                 return [&]<std::size_t... I>(std::index_sequence<I...>) {
                     return static_cast<V>(F::apply(static_cast<ew_operand_compute_t<self, I>>(
@@ -131,7 +131,7 @@ auto simplify_ew(const ew<F, Cs...>& n) {
                 }
                 (std::index_sequence_for<Cs...>{});
             },
-            n.children);
+            n);
         return scalar<V>{v, {}};
     } else if constexpr (sizeof...(Cs) == 2) {
         using A = std::tuple_element_t<0, std::tuple<Cs...>>;
@@ -216,18 +216,21 @@ auto simplify_view(const N& n) {
 
 } // namespace detail
 
-/// The rewritten graph: operands first, then the rules on the node itself (repeated until no
-/// rule applies, as a rewrite may enable another: -(-(x + 0_c)) -> x).
 template <class N>
-auto simplify(const N& n) {
+auto simplify(const N& n);
+
+namespace detail {
+/// simplify's rewrite of n, walking its operands.
+template <class N>
+auto simplify_walk(const N& n) {
     if constexpr (is_leaf_kind(N::kind)) {
         return n;
     } else if constexpr (N::kind == node_kind::elementwise) {
-        const auto rebuilt = indexed::apply(
+        const auto rebuilt = apply_children(
             [](const auto&... c) {
                 return ew<typename N::functor, decltype(simplify(c))...>{{simplify(c)...}};
             },
-            n.children);
+            n);
         using rebuilt_t = std::remove_cvref_t<decltype(rebuilt)>;
         auto out = detail::simplify_ew(rebuilt);
         static_assert(std::is_same_v<typename decltype(out)::value_type, typename N::value_type>,
@@ -238,9 +241,24 @@ auto simplify(const N& n) {
             return simplify(out);
     } else {
         // reduce, matmul, opaque: simplify the operands, keep the node's own attributes.
-        return detail::simplify_view(indexed::apply(
-            [&](const auto&... c) { return rebuild_with(n, simplify(c)...); }, n.children));
+        return detail::simplify_view(
+            apply_children([&](const auto&... c) { return rebuild_with(n, simplify(c)...); }, n));
     }
+}
+} // namespace detail
+
+/// The rewritten graph: operands first, then the rules on the node itself (repeated until no
+/// rule applies, as a rewrite may enable another: -(-(x + 0_c)) -> x). A graph that holds no data
+/// (holds_data_v) is rewritten in its type alone: the walk of its operands is never run, so it is
+/// never compiled. A walk at run time follows the graph's type, a tree: a backward graph names
+/// each forward node once per use, and an L-layer MLP's training step is a tree of some L^3 nodes
+/// over some 17 L slots, each a call for the compiler to inline.
+template <class N>
+auto simplify(const N& n) {
+    if constexpr (!holds_data_v<N>)
+        return decltype(detail::simplify_walk(n)){};
+    else
+        return detail::simplify_walk(n);
 }
 
 template <reduce_kind K, bool Keep, class Dim, class C, class C2>

@@ -394,21 +394,21 @@ template <class Prog>
 using node_pointers_t = std::array<const void*, Prog::size>;
 
 namespace detail {
-/// The node of type Node at `p` (a reference), or, for an empty node type, a new one (p unused):
-/// an empty node (no run-time attributes in it or under it: most nodes of a training step)
-/// carries nothing to read, so collect_nodes does not point its slot at the traced object. (A
-/// value, not a reference to one object per type: such an object would be a symbol per node
-/// type in the program's object file, named by the node's whole type.)
+/// The node of type Node at `p` (a reference), or, for a node type that holds no data, a new one
+/// (p unused): such a node (most nodes of a training step) is its type, so collect_nodes does not
+/// point its slot at the traced object. (A value, not a reference to one object per type: such
+/// an object would be a symbol per node type in the program's object file, named by the node's
+/// whole type.)
 template <class Node>
 decltype(auto) node_at_pointer(const void* p) {
-    if constexpr (std::is_empty_v<Node>)
+    if constexpr (!holds_data_v<Node>)
         return Node{};
     else
         return *static_cast<const Node*>(p);
 }
 } // namespace detail
 
-/// The node object of slot S: a const reference, or a value for an empty node type.
+/// The node object of slot S: a const reference, or a value for a node that holds no data.
 template <class Prog, std::size_t S>
 decltype(auto) node_of(const node_pointers_t<Prog>& nodes) {
     return detail::node_at_pointer<typename Prog::template node_at<S>>(nodes[S]);
@@ -477,18 +477,17 @@ void check_payloads(const Node& n, const void* const* ptrs, bool& equal) {
         if constexpr (Node::has_payload)
             if (!payload_equal(node_at_pointer<Node>(ptrs[find_node<Node, Prog>::value]), n))
                 equal = false;
-        indexed::apply([&](const auto&... c) { (check_payloads<Prog>(c, ptrs, equal), ...); },
-                       n.children);
+        apply_children([&](const auto&... c) { (check_payloads<Prog>(c, ptrs, equal), ...); }, n);
     }
 }
 
-/// The slots whose node objects collect_nodes points at: the nodes that are not empty (node_of
-/// gives the others' one object), latest first, so that a slot's parent is pointed at before it
-/// (a parent holds its operands, so the parent of a node that is not empty is not empty either).
+/// The slots whose node objects collect_nodes points at: the nodes that hold data (node_of makes
+/// the others), latest first, so that a slot's parent is pointed at before it (the parent of a
+/// node that holds data holds it too, and stores it: operands).
 template <class Prog>
 inline constexpr auto pointed_slots = [] {
     constexpr std::array<bool, Prog::size> empty = []<std::size_t... S>(std::index_sequence<S...>) {
-        return std::array<bool, Prog::size>{std::is_empty_v<typename Prog::template node_at<S>>...};
+        return std::array<bool, Prog::size>{!holds_data_v<typename Prog::template node_at<S>>...};
     }
     (std::make_index_sequence<Prog::size>{});
     constexpr std::size_t count =
@@ -504,9 +503,8 @@ inline constexpr auto pointed_slots = [] {
 
 /// The node pointers of Numbering's program (a program_of) for the output nodes `roots`;
 /// `equal` is cleared when a speculative numbering merged nodes whose payloads differ (the
-/// program is then invalid). Only the slots whose nodes are not empty are pointed at
-/// (pointed_slots): a training step's graph mostly has none, and each slot pointed at is a
-/// function.
+/// program is then invalid). Only the slots whose nodes hold data are pointed at
+/// (pointed_slots): a training step's graph has few, and each slot pointed at is a function.
 template <class Numbering, class... Roots>
 node_pointers_t<typename Numbering::prog> collect_nodes(bool& equal, const Roots&... roots) {
     using P = typename Numbering::prog;
