@@ -8,8 +8,8 @@
 // A node type has:
 //   kind                     its node_kind: what it is, for every consumer to switch on;
 //   value_type, shape_type   the element type and (static|dynamic) shape type of its result;
-//   children                 its operand nodes, an indexed::pack (leaves have none): child<I>(n),
-//                            child_t<I, N>;
+//   children                 its operand nodes (operands; leaves have none), of which only those
+//                            that hold data are stored (holds_data_v): child<I>(n), child_t<I, N>;
 //   has_payload              true when it carries run-time attributes (a scalar's value, a run-time
 //                            dim): two nodes of the same type are then not known to be equal, and
 //                            common-subexpression elimination keeps them apart;
