@@ -71,7 +71,6 @@ struct operand_of_stored<unstored<N>> {
 template <class... Cs>
 struct operands : indexed::pack<stored_operand_t<Cs>...> {
     static constexpr std::size_t size = sizeof...(Cs);
-    using operand_types = indexed::pack<Cs...>;
     // Not explicit: a node is built as ew<F, A, B>{{a, b}}.
     constexpr operands(const Cs&... cs)
         : indexed::pack<stored_operand_t<Cs>...>{{stored_operand_t<Cs>(cs)}...} {}

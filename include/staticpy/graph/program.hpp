@@ -486,16 +486,16 @@ void check_payloads(const Node& n, const void* const* ptrs, bool& equal) {
 /// node that holds data holds it too, and stores it: operands).
 template <class Prog>
 inline constexpr auto pointed_slots = [] {
-    constexpr std::array<bool, Prog::size> empty = []<std::size_t... S>(std::index_sequence<S...>) {
-        return std::array<bool, Prog::size>{!holds_data_v<typename Prog::template node_at<S>>...};
+    constexpr std::array<bool, Prog::size> holds = []<std::size_t... S>(std::index_sequence<S...>) {
+        return std::array<bool, Prog::size>{holds_data_v<typename Prog::template node_at<S>>...};
     }
     (std::make_index_sequence<Prog::size>{});
     constexpr std::size_t count =
-        static_cast<std::size_t>(std::count(empty.begin(), empty.end(), false));
+        static_cast<std::size_t>(std::count(holds.begin(), holds.end(), true));
     std::array<std::size_t, count> slots{};
     std::size_t n = 0;
     for (std::size_t s = Prog::size; s-- > 0;)
-        if (!empty[s])
+        if (holds[s])
             slots[n++] = s;
     return slots;
 }();
@@ -526,16 +526,41 @@ node_pointers_t<typename Numbering::prog> collect_nodes(bool& equal, const Roots
 /// The slots a fused kernel rooted at slot `root` evaluates: root, and every operand reached from
 /// it through elementwise nodes; the slots it reads from memory (Prog::read_in) are where it
 /// stops.
+namespace detail {
+/// Walks the fused kernel rooted at slot `root` from the root through its members, stopping at
+/// those it reads from memory: visit(s, leaf) once per member s (leaf: read from memory).
+/// first_visit(s) marks s and says whether it was unmarked. Linear in the region's size, not the
+/// program's. stack: scratch, empty.
+template <class Prog, class FirstVisit, class Visit>
+constexpr void walk_region(std::size_t root, std::vector<std::size_t>& stack,
+                           FirstVisit&& first_visit, Visit&& visit) {
+    first_visit(root);
+    stack.push_back(root);
+    while (!stack.empty()) {
+        const std::size_t s = stack.back();
+        stack.pop_back();
+        const bool leaf = Prog::read_in(s, root);
+        visit(s, leaf);
+        if (!leaf)
+            for (std::size_t k = 0; k < Prog::arity[s]; ++k)
+                if (first_visit(Prog::operand_slots[s][k]))
+                    stack.push_back(Prog::operand_slots[s][k]);
+    }
+}
+} // namespace detail
+
 template <class Prog>
 constexpr std::array<bool, Prog::size> region_members(std::size_t root) {
     std::array<bool, Prog::size> m{};
-    m[root] = true;
-    for (std::size_t s = root + 1; s-- > 0;) {
-        if (!m[s] || Prog::read_in(s, root))
-            continue;
-        for (std::size_t k = 0; k < Prog::arity[s]; ++k)
-            m[Prog::operand_slots[s][k]] = true;
-    }
+    std::vector<std::size_t> stack;
+    detail::walk_region<Prog>(
+        root, stack,
+        [&](std::size_t s) {
+            const bool first = !m[s];
+            m[s] = true;
+            return first;
+        },
+        [](std::size_t, bool) {});
     return m;
 }
 
@@ -589,7 +614,7 @@ struct leaf_lists {
 };
 
 /// Every region's leaves, appended region by region (first[r]: where region r's start). Each
-/// region is walked from its root through its members only, one array marking the slots each
+/// region is walked through its members only (walk_region), one array marking the slots each
 /// walk has seen (seen[s] == root + 1): linear in the regions' sizes. (A walk over every slot per
 /// region, or a slots-by-slots table, is quadratic in the program: a 16-layer MLP's training step
 /// then ran past clang's limit of steps in one constant expression.)
@@ -599,23 +624,17 @@ constexpr std::vector<std::size_t> region_leaf_list(std::vector<std::size_t>& fi
     for (std::size_t root = 0; root < Prog::size; ++root) {
         first.push_back(leaves.size());
         const std::size_t begin = leaves.size();
-        stack.push_back(root);
-        seen[root] = root + 1;
-        while (!stack.empty()) {
-            const std::size_t s = stack.back();
-            stack.pop_back();
-            if (Prog::read_in(s, root)) {
-                leaves.push_back(s);
-                continue;
-            }
-            for (std::size_t k = 0; k < Prog::arity[s]; ++k) {
-                const std::size_t o = Prog::operand_slots[s][k];
-                if (seen[o] != root + 1) {
-                    seen[o] = root + 1;
-                    stack.push_back(o);
-                }
-            }
-        }
+        walk_region<Prog>(
+            root, stack,
+            [&](std::size_t s) {
+                const bool first_visit = seen[s] != root + 1;
+                seen[s] = root + 1;
+                return first_visit;
+            },
+            [&](std::size_t s, bool leaf) {
+                if (leaf)
+                    leaves.push_back(s);
+            });
         std::sort(leaves.begin() + static_cast<std::ptrdiff_t>(begin), leaves.end());
     }
     first.push_back(leaves.size());
