@@ -20,6 +20,10 @@
 #   MODEL_COMPILERS="g++"
 #   MODEL_FLAGS="-O2"              the optimisation flags (the issue's goals are for -O2)
 #   MODEL_COMPILE_TIMEOUT=1800     seconds per compile
+#   MODEL_KERNELS=header-only      or compiled: each case declares the generic kernels extern
+#                                  (-DSTATICPY_COMPILED_KERNELS), as a program built with the CMake
+#                                  option STATICPY_COMPILED_KERNELS=ON does; the library's own
+#                                  src/compiled_kernels.cpp, compiled once per build, is not timed
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,6 +31,15 @@ cases="${MODEL_CASES:-mlp-one mlp-2 mlp-8 mlp-32 cnn-1 cnn-2 cnn-4 cnn-8}"
 compilers="${MODEL_COMPILERS:-g++}"
 flags="${MODEL_FLAGS:--O2}"
 limit="${MODEL_COMPILE_TIMEOUT:-1800}"
+kernels="${MODEL_KERNELS:-header-only}"
+case "$kernels" in
+header-only) kernel_flags="" ;;
+compiled) kernel_flags="-DSTATICPY_COMPILED_KERNELS" ;;
+*)
+    echo "model_compile_cost: MODEL_KERNELS is header-only or compiled, not $kernels" >&2
+    exit 2
+    ;;
+esac
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -91,7 +104,7 @@ EOF
 
 for name in $cases; do write_case "$name"; done
 
-python3 - "$root" "$work" "$limit" "$flags" "$compilers" $cases <<'PY'
+python3 - "$root" "$work" "$limit" "$flags $kernel_flags" "$compilers" $cases <<'PY'
 import os, re, subprocess, sys
 
 root, work, limit, flags, compilers = sys.argv[1:6]

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds and runs every staticpy test, in four passes:
-#   gcc    build/gcc    g++,     optimised (-O2: the vectorised paths users run; not Release's
+#   gcc    build/gcc    g++,     compiled kernels (STATICPY_COMPILED_KERNELS=ON: GEMM, convolution,
+#                                pooling and softmax compiled once, in staticpy::kernels; the clang
+#                                pass checks the header-only default),
+#                                optimised (-O2: the vectorised paths users run; not Release's
 #                                -O3, which compiles the nn and graph tests in twice the time,
 #                                168 s against 91 s for tests/nn/modules_test, nearly all of it
 #                                inlining and code generation), -Werror, all labels (unit,
@@ -153,6 +156,7 @@ for pass in "${passes[@]}"; do
         gcc)   BUILD_TYPE=Release run_pass gcc g++ -LE compile-fail -- \
                    -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
                    -DSTATICPY_SANITIZE=OFF -DSTATICPY_COMPILE_FAIL_CONTROL=OFF \
+                   -DSTATICPY_COMPILED_KERNELS=ON \
                    -DSTATICPY_COMPILE_FAIL_PCH=OFF -DSTATICPY_AUTODIFF_TESTS=OFF \
                    -DSTATICPY_EMULATED_DEVICE_TESTS=OFF -DSTATICPY_SCALAR_JIT_TEST=OFF \
                    "-DSTATICPY_TEST_O1_LABELS=docs;distributed" \

@@ -5,6 +5,19 @@
 //                        to force the scalar path (tests build both).
 //   STATICPY_HAS_OPENMP  1 when compiled with OpenMP (-fopenmp; CMake adds it when found).
 // Neither is required: without them the kernels are plain loops, single-threaded.
+//
+// And where the generic kernels (GEMM, convolution, pooling, softmax rows: functions of pointers,
+// sizes and an element type, the same for every graph) are compiled:
+//   header-only (the default)     in each translation unit that calls them, as every template;
+//   STATICPY_COMPILED_KERNELS     once, in the library staticpy::kernels (src/compiled_kernels.cpp,
+//                                 CMake option STATICPY_COMPILED_KERNELS=ON): each header declares
+//                                 its float and double instances `extern template`
+//                                 (STATICPY_KERNEL_INSTANCE), so a user's translation unit
+//                                 compiles none of them, as {fmt}'s and Asio's compiled modes do.
+// Each instance carries kernel_build (below) as a template argument: a translation unit built for
+// another SIMD architecture, without xsimd, OpenMP or with CBLAS never shares one with the
+// library; in compiled mode it fails to link (an undefined `gemm_any<float, N>`) instead of
+// running code built for another configuration. Such a unit defines STATICPY_HEADER_ONLY_KERNELS.
 
 #if !defined(STATICPY_NO_XSIMD) && __has_include(<xsimd/xsimd.hpp>)
 #define STATICPY_HAS_XSIMD 1
@@ -36,4 +49,32 @@ inline constexpr bool simd_type_v = xsimd_usable &&
 #define STATICPY_HAS_OPENMP 1
 #else
 #define STATICPY_HAS_OPENMP 0
+#endif
+
+namespace staticpy::kernels {
+
+/// What a generic kernel's machine code depends on besides its source: the SIMD architecture
+/// xsimd targets (its version number; 0 without xsimd), OpenMP and CBLAS. A template argument of
+/// each compiled instance (see the opening comment).
+inline constexpr unsigned kernel_build =
+#if STATICPY_HAS_XSIMD
+    xsimd::default_arch::version() * 4 +
+#endif
+#if defined(STATICPY_HAS_CBLAS)
+    2 +
+#endif
+    STATICPY_HAS_OPENMP;
+
+} // namespace staticpy::kernels
+
+// STATICPY_KERNEL_INSTANCE(template void f<float, kernel_build>(...)): one instance of a generic
+// kernel, written once beside the kernel: its explicit instantiation in the library's own
+// translation unit (STATICPY_KERNELS_INSTANTIATE), its `extern template` declaration in a user's
+// translation unit in compiled mode, nothing in header-only mode.
+#if defined(STATICPY_KERNELS_INSTANTIATE)
+#define STATICPY_KERNEL_INSTANCE(...) __VA_ARGS__;
+#elif defined(STATICPY_COMPILED_KERNELS) && !defined(STATICPY_HEADER_ONLY_KERNELS)
+#define STATICPY_KERNEL_INSTANCE(...) extern __VA_ARGS__;
+#else
+#define STATICPY_KERNEL_INSTANCE(...)
 #endif

@@ -369,7 +369,7 @@ struct no_run_epilogue {
 /// flattened over out_h x out_w; today whole planes, q0 = 0, q1 = out_h x out_w) is handed to
 /// epilogue(image, channel, q0, q1) once the task that computes its image has written it, on
 /// that thread, while it is in cache; the runs cover y once.
-template <class T, class RunEpilogue = no_run_epilogue>
+template <class T, class RunEpilogue = no_run_epilogue, unsigned Build = kernel_build>
 void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T* bias, T* y,
                     const RunEpilogue& epilogue = {}) {
     using namespace conv_detail;
@@ -448,7 +448,7 @@ void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T*
 
 /// dx = the gradient of conv2d(x, w) with respect to x, given g (the gradient of its result,
 /// [batch, out_channels, out_h, out_w]); dx (x's sizes, contiguous) is overwritten.
-template <class T>
+template <class T, unsigned Build = kernel_build>
 void conv2d_input_grad(const conv2d_geometry& geo, const T* g, const T* w, T* dx) {
     using namespace conv_detail;
     const std::int64_t p = geo.positions(), patch = geo.patch(), og = geo.group_out();
@@ -478,7 +478,7 @@ void conv2d_input_grad(const conv2d_geometry& geo, const T* g, const T* w, T* dx
 
 /// dw = the gradient of conv2d(x, w) with respect to w, given g; dw ([out_channels, in_channels /
 /// groups, kernel_h, kernel_w], contiguous) is overwritten.
-template <class T>
+template <class T, unsigned Build = kernel_build>
 void conv2d_weight_grad(const conv2d_geometry& geo, const T* g, const T* x, T* dw) {
     using namespace conv_detail;
     const std::int64_t p = geo.positions(), patch = geo.patch(), og = geo.group_out();
@@ -522,5 +522,16 @@ void conv2d_weight_grad(const conv2d_geometry& geo, const T* g, const T* x, T* d
                 dw[k] += partials[slot * size + k];
     }
 }
+
+#define STATICPY_CONV_INSTANCES(T)                                                                 \
+    STATICPY_KERNEL_INSTANCE(template void conv2d_forward<T, no_run_epilogue, kernel_build>(       \
+        const conv2d_geometry&, const T*, const T*, const T*, T*, const no_run_epilogue&))         \
+    STATICPY_KERNEL_INSTANCE(template void conv2d_input_grad<T, kernel_build>(                     \
+        const conv2d_geometry&, const T*, const T*, T*))                                           \
+    STATICPY_KERNEL_INSTANCE(template void conv2d_weight_grad<T, kernel_build>(                    \
+        const conv2d_geometry&, const T*, const T*, T*))
+STATICPY_CONV_INSTANCES(float)
+STATICPY_CONV_INSTANCES(double)
+#undef STATICPY_CONV_INSTANCES
 
 } // namespace staticpy::kernels

@@ -684,8 +684,9 @@ inline std::pair<std::int64_t, std::int64_t> band(std::int64_t n, int parts, int
 } // namespace gemm_detail
 
 namespace gemm_detail {
-/// gemm() with its epilogue behind a reference: compiled once per element type.
-template <class T>
+/// gemm() with its epilogue behind a reference: compiled once per element type (and, in compiled
+/// mode, once for every program: kernels/config.hpp).
+template <class T, unsigned Build = kernel_build>
 void gemm_any(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::int64_t a_row_stride,
               std::int64_t a_col_stride, const T* B, std::int64_t b_row_stride,
               std::int64_t b_col_stride, T* C, std::int64_t ldc, epilogue_ref epilogue) {
@@ -734,6 +735,14 @@ void gemm_any(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, std::i
         parallel_tasks(s.tm * s.tn, s.threads, run_part);
     }
 }
+
+#define STATICPY_GEMM_INSTANCE(T)                                                                  \
+    STATICPY_KERNEL_INSTANCE(template void gemm_any<T, kernel_build>(                              \
+        std::int64_t, std::int64_t, std::int64_t, const T*, std::int64_t, std::int64_t, const T*,  \
+        std::int64_t, std::int64_t, T*, std::int64_t, epilogue_ref))
+STATICPY_GEMM_INSTANCE(float)
+STATICPY_GEMM_INSTANCE(double)
+#undef STATICPY_GEMM_INSTANCE
 } // namespace gemm_detail
 
 /// C[M x N] = A[M x K] * B[K x N]. A and B are strided (row stride, column stride: any, transposed

@@ -672,7 +672,7 @@ struct pool2x2 {
 } // namespace pool_detail
 
 /// max_pool2d: out[p, oh, ow] = the max of in[p]'s window (NaN when one is NaN).
-template <class T>
+template <class T, unsigned Build = kernel_build>
 void max_pool2d_forward(const T* in, T* out, const pool2d_geometry& g) {
     using namespace pool_detail;
 #if defined(STATICPY_POOL_2X2)
@@ -710,7 +710,7 @@ void max_pool2d_forward(const T* in, T* out, const pool2d_geometry& g) {
 
 /// max_pool2d's gradient: grad_in[p] = zeros with grad_out[p, oh, ow] added at each window's
 /// argmax (in's), the outputs in order.
-template <class T>
+template <class T, unsigned Build = kernel_build>
 void max_pool2d_backward(const T* grad_out, const T* in, T* grad_in, const pool2d_geometry& g) {
 #if defined(STATICPY_POOL_2X2)
     if constexpr (std::is_same_v<T, float>)
@@ -734,7 +734,7 @@ void max_pool2d_backward(const T* grad_out, const T* in, T* grad_in, const pool2
 
 /// The derivative of max_pool2d_backward with respect to its gradient: out[p, oh, ow] =
 /// values[p] at the argmax of in[p]'s window (values has in's shape).
-template <class T>
+template <class T, unsigned Build = kernel_build>
 void max_pool2d_at_argmax(const T* values, const T* in, T* out, const pool2d_geometry& g) {
     pool_detail::for_each_plane_argmax(in, g, [&](std::int64_t p) {
         const T* v = values + p * g.in_plane();
@@ -744,7 +744,7 @@ void max_pool2d_at_argmax(const T* values, const T* in, T* out, const pool2d_geo
 }
 
 /// avg_pool2d: out[p, oh, ow] = the sum of in[p]'s window / its divisor.
-template <class T>
+template <class T, unsigned Build = kernel_build>
 void avg_pool2d_forward(const T* in, T* out, const pool2d_geometry& g,
                         const avg_pool2d_divisor& divisor) {
     using namespace pool_detail;
@@ -772,7 +772,7 @@ void avg_pool2d_forward(const T* in, T* out, const pool2d_geometry& g,
 /// avg_pool2d's gradient: grad_out[p, oh, ow] / the window's divisor added over each window:
 /// each row's interior tap by tap across it (the transpose of the forward's loops), its border
 /// window by window.
-template <class T>
+template <class T, unsigned Build = kernel_build>
 void avg_pool2d_backward(const T* grad_out, T* grad_in, const pool2d_geometry& g,
                          const avg_pool2d_divisor& divisor) {
     using namespace pool_detail;
@@ -829,7 +829,7 @@ void avg_pool2d_backward(const T* grad_out, T* grad_in, const pool2d_geometry& g
 /// adaptive_avg_pool2d: out[p, oh, ow] = the sum of in[p]'s window / its height / its width. An
 /// output of 1 x 1 is PyTorch's mean over the plane instead: the sum / (in_h in_w), NaN for an
 /// empty plane.
-template <class T>
+template <class T, unsigned Build = kernel_build>
 void adaptive_avg_pool2d_forward(const T* in, T* out, const pool2d_geometry& g) {
     using namespace pool_detail;
     const auto rows = adaptive_spans(g.out_h, g.in_h);
@@ -853,7 +853,7 @@ void adaptive_avg_pool2d_forward(const T* in, T* out, const pool2d_geometry& g) 
 
 /// adaptive_avg_pool2d's gradient: grad_out[p, oh, ow] / height / width added over each window
 /// (/ (in_h in_w) over the plane for a 1 x 1 output, mean's).
-template <class T>
+template <class T, unsigned Build = kernel_build>
 void adaptive_avg_pool2d_backward(const T* grad_out, T* grad_in, const pool2d_geometry& g) {
     using namespace pool_detail;
     const auto rows = adaptive_spans(g.out_h, g.in_h);
@@ -877,5 +877,24 @@ void adaptive_avg_pool2d_backward(const T* grad_out, T* grad_in, const pool2d_ge
         }
     });
 }
+
+#define STATICPY_POOL_INSTANCES(T)                                                                 \
+    STATICPY_KERNEL_INSTANCE(                                                                      \
+        template void max_pool2d_forward<T, kernel_build>(const T*, T*, const pool2d_geometry&))   \
+    STATICPY_KERNEL_INSTANCE(template void max_pool2d_backward<T, kernel_build>(                   \
+        const T*, const T*, T*, const pool2d_geometry&))                                           \
+    STATICPY_KERNEL_INSTANCE(template void max_pool2d_at_argmax<T, kernel_build>(                  \
+        const T*, const T*, T*, const pool2d_geometry&))                                           \
+    STATICPY_KERNEL_INSTANCE(template void avg_pool2d_forward<T, kernel_build>(                    \
+        const T*, T*, const pool2d_geometry&, const avg_pool2d_divisor&))                          \
+    STATICPY_KERNEL_INSTANCE(template void avg_pool2d_backward<T, kernel_build>(                   \
+        const T*, T*, const pool2d_geometry&, const avg_pool2d_divisor&))                          \
+    STATICPY_KERNEL_INSTANCE(template void adaptive_avg_pool2d_forward<T, kernel_build>(           \
+        const T*, T*, const pool2d_geometry&))                                                     \
+    STATICPY_KERNEL_INSTANCE(template void adaptive_avg_pool2d_backward<T, kernel_build>(          \
+        const T*, T*, const pool2d_geometry&))
+STATICPY_POOL_INSTANCES(float)
+STATICPY_POOL_INSTANCES(double)
+#undef STATICPY_POOL_INSTANCES
 
 } // namespace staticpy::kernels

@@ -126,7 +126,7 @@ void softmax_row(const T* x, T* y, std::int64_t n) {
 }
 
 /// softmax (or log_softmax) of each of `rows` contiguous rows of `cols` elements.
-template <bool Log, class T>
+template <bool Log, class T, unsigned Build = kernel_build>
 void softmax_rows(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
     const int chunks =
         chunk_count(rows, threads_for(rows * cols), std::max<std::int64_t>(1, 4096 / (cols + 1)));
@@ -135,5 +135,14 @@ void softmax_rows(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
             softmax_row<Log>(in + r * cols, out + r * cols, cols);
     });
 }
+
+#define STATICPY_SOFTMAX_INSTANCE(Log, T)                                                          \
+    STATICPY_KERNEL_INSTANCE(template void softmax_rows<Log, T, kernel_build>(                     \
+        const T*, T*, std::int64_t, std::int64_t))
+STATICPY_SOFTMAX_INSTANCE(false, float)
+STATICPY_SOFTMAX_INSTANCE(true, float)
+STATICPY_SOFTMAX_INSTANCE(false, double)
+STATICPY_SOFTMAX_INSTANCE(true, double)
+#undef STATICPY_SOFTMAX_INSTANCE
 
 } // namespace staticpy::kernels
