@@ -364,15 +364,16 @@ struct no_run_epilogue {
     void operator()(std::int64_t, std::int64_t, std::int64_t, std::int64_t) const noexcept {}
 };
 
-/// y = conv2d(x, w) + bias (bias null: none). x, w and y are contiguous; y [batch,
-/// out_channels, out_h, out_w] is overwritten. Each run y[image, channel, q0:q1] (positions
-/// flattened over out_h x out_w; today whole planes, q0 = 0, q1 = out_h x out_w) is handed to
-/// epilogue(image, channel, q0, q1) once the task that computes its image has written it, on
-/// that thread, while it is in cache; the runs cover y once.
-template <class T, class RunEpilogue = no_run_epilogue, unsigned Build = kernel_build>
-void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T* bias, T* y,
-                    const RunEpilogue& epilogue = {}) {
-    using namespace conv_detail;
+namespace conv_detail {
+/// A forward's epilogue behind a reference (empty: none).
+using run_epilogue_ref = function_ref<void(std::int64_t, std::int64_t, std::int64_t, std::int64_t)>;
+
+/// conv2d_forward() with its epilogue behind a reference: compiled once per element type (and, in
+/// compiled mode, once for every program: kernels/config.hpp), whichever graph fuses what into
+/// its epilogue. The epilogue is called once per finished plane, on a plane's worth of work.
+template <class T, unsigned Build = kernel_build>
+void conv2d_forward_any(const conv2d_geometry& geo, const T* x, const T* w, const T* bias, T* y,
+                        run_epilogue_ref epilogue) {
     const std::int64_t p = geo.positions(), patch = geo.patch(), og = geo.group_out();
     if (geo.batch == 0 || geo.out_channels == 0 || p == 0)
         return;
@@ -384,7 +385,7 @@ void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T*
         // images fit in L2, and whole planes are long runs (handing it each finished block's
         // rows, 28 wide for LeNet's first layer, cost its training step 10 %).
         const auto hand_over = [&] {
-            if constexpr (!std::is_same_v<RunEpilogue, no_run_epilogue>)
+            if (epilogue)
                 for (std::int64_t image = n0; image < n0 + count; ++image)
                     for (std::int64_t channel = 0; channel < geo.out_channels; ++channel)
                         epilogue(image, channel, 0, p);
@@ -444,6 +445,21 @@ void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T*
         }
         hand_over();
     });
+}
+} // namespace conv_detail
+
+/// y = conv2d(x, w) + bias (bias null: none). x, w and y are contiguous; y [batch,
+/// out_channels, out_h, out_w] is overwritten. Each run y[image, channel, q0:q1] (positions
+/// flattened over out_h x out_w; today whole planes, q0 = 0, q1 = out_h x out_w) is handed to
+/// epilogue(image, channel, q0, q1) once the task that computes its image has written it, on
+/// that thread, while it is in cache; the runs cover y once.
+template <class T, class RunEpilogue = no_run_epilogue>
+void conv2d_forward(const conv2d_geometry& geo, const T* x, const T* w, const T* bias, T* y,
+                    const RunEpilogue& epilogue = {}) {
+    if constexpr (std::is_same_v<RunEpilogue, no_run_epilogue>)
+        conv_detail::conv2d_forward_any<T>(geo, x, w, bias, y, {});
+    else
+        conv_detail::conv2d_forward_any<T>(geo, x, w, bias, y, epilogue);
 }
 
 /// dx = the gradient of conv2d(x, w) with respect to x, given g (the gradient of its result,
@@ -524,8 +540,8 @@ void conv2d_weight_grad(const conv2d_geometry& geo, const T* g, const T* x, T* d
 }
 
 #define STATICPY_CONV_INSTANCES(T)                                                                 \
-    STATICPY_KERNEL_INSTANCE(template void conv2d_forward<T, no_run_epilogue, kernel_build>(       \
-        const conv2d_geometry&, const T*, const T*, const T*, T*, const no_run_epilogue&))         \
+    STATICPY_KERNEL_INSTANCE(template void conv_detail::conv2d_forward_any<T, kernel_build>(       \
+        const conv2d_geometry&, const T*, const T*, const T*, T*, conv_detail::run_epilogue_ref))  \
     STATICPY_KERNEL_INSTANCE(template void conv2d_input_grad<T, kernel_build>(                     \
         const conv2d_geometry&, const T*, const T*, T*))                                           \
     STATICPY_KERNEL_INSTANCE(template void conv2d_weight_grad<T, kernel_build>(                    \
