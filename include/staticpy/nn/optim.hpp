@@ -1085,21 +1085,12 @@ private:
         f("maximize", g.maximize);
     }
 
-public:
-    /// Whether a step is the plain update p + scale * g, scale = -lr (lr to maximize): no
-    /// momentum and no weight decay. A compiled training step (nn::TrainOneStep) then runs it
-    /// inside its graph, one flat pass after the GEMM that produces a weight's gradient.
-    [[nodiscard]] bool plain_update() const { return is_plain(this->param_groups[0]); }
-    /// The plain update's scale: -lr, or lr to maximize.
-    [[nodiscard]] double plain_scale() const { return scale_of(this->param_groups[0]); }
-    /// The plain update of p by its gradient g, for an element, a SIMD batch or a traced tensor:
-    /// the one rule of the fused loop and of the compiled step.
+    /// The plain update of p by its gradient g (no momentum, no weight decay), scale = -lr (lr to
+    /// maximize), for an element or a SIMD batch.
     template <class P, class Scale, class G>
     static auto plain_update(const P& p, const Scale& scale, const G& g) {
         return p + scale * g;
     }
-
-private:
     static bool is_plain(const typename base::group_type& group) {
         return group.momentum == 0 && group.weight_decay == 0;
     }
