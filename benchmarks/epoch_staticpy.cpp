@@ -2,9 +2,9 @@
 // (examples/train_fashion_mnist.cpp) timed epoch by epoch. The MLP 784-128-10 (nn::Sequential of
 // nn::Linear and nn::ReLU, PyTorch's default initialisation from Generator(seed)), SGD lr 0.1,
 // batch 64, Fashion-MNIST through a shuffled DataLoader (Generator(42 + seed)) with the pixels
-// normalised per batch as the loader gathers them (ToFloat), each step one compiled graph
-// (nn::TrainOneStep: forward, cross-entropy, backward, SGD update); the test accuracy after each
-// epoch (batches of 1000, the forward as one jit graph).
+// normalised per batch as the loader gathers them (ToFloat), each step one compiled graph and
+// SGD's loop (nn::TrainOneStep: forward, cross-entropy and backward, then the update); the test
+// accuracy after each epoch (batches of 1000, the forward as one jit graph).
 //
 //   epoch_staticpy [--net mlp|cnn] [--epochs N] [--threads T] [--workers W] [--variant graph|eager]
 //                  [--seed S]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The compile cost of one model and its training step, as the model grows (issue 44, goals 2 and
-# 3): a program holding one nn::Sequential, its nn::TrainOneStep with plain SGD (the whole step
-# as one graph) and one call of it, compiled alone as a user compiles it. Cases:
+# 3): a program holding one nn::Sequential, its nn::TrainOneStep with plain SGD (forward and
+# backward as one graph, then SGD's loop) and one call of it, compiled alone as a user compiles
+# it. Cases:
 #   mlp-one        Linear(784, 128) -> ReLU -> Linear(128, 10): the demo's MLP alone (goal 3)
 #   mlp-N          N hidden layers of 64 (Linear(784, 64), then N-1 Linear(64, 64), each with a
 #                  ReLU, then Linear(64, 10)): the depth sweep (goal 2)

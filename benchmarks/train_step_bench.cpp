@@ -1,9 +1,8 @@
 // Issue 10: one training step (forward, cross-entropy, backward, SGD) of an MLP, in steps/s.
 //
 //   staticpy_graph      nn::TrainOneStep(loss, opt) with nn::optim::SGD(params, {.lr = 0.01}):
-//                       forward, backward and update as one graph, each parameter's update a
-//                       flat pass after the GEMM that produces its gradient, written over it
-//   staticpy_eager      the same code in PYNATIVE_MODE (the tape, then SGD's fused loop)
+//                       forward and backward as one graph, then SGD's fused loop per parameter
+//   staticpy_eager      the same code in PYNATIVE_MODE (the graph op by op, then the same loop)
 //   staticpy_grad_only  jit(value_and_grad(loss, 0_c)) alone: the graph without the update
 //                       (where the time goes)
 //   staticpy_forward    the forward graph alone, jit(loss) (where the time goes)

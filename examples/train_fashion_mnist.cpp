@@ -1,9 +1,9 @@
 // Trains two models on Fashion-MNIST, each defined at compile time (nn::Sequential): an MLP
 // 784-128-10 and a LeNet-5-style CNN. Each is fed by a shuffled DataLoader with a progress bar
-// (loss, samples/s), each step (forward, cross-entropy, backward, SGD update) runs as compiled
-// graphs (nn::TrainOneStep); after each epoch the test accuracy; at the end a checkpoint of the
-// model and its optimiser (safetensors, reloaded into a fresh model to check it), a CSV log and
-// an SVG picture of the loss and accuracy curves.
+// (loss, samples/s); each step's forward, cross-entropy and backward run as one compiled graph,
+// then SGD's update (nn::TrainOneStep); after each epoch the test accuracy; at the end a
+// checkpoint of the model and its optimiser (safetensors, reloaded into a fresh model to check
+// it), a CSV log and an SVG picture of the loss and accuracy curves.
 //
 //   build/demo/examples/example_train_fashion_mnist [--epochs N] [--model mlp|cnn|both]
 //                                                   [--root DIR] [--out DIR] [--distributed]
@@ -178,9 +178,9 @@ void train(session<Dataset>& s, const std::string& name, const std::string& desc
             ? DataLoaderOptions<>{.batch_size = batch, .sampler = shard, .num_workers = 1}
             : DataLoaderOptions<>{
                   .batch_size = 64, .shuffle = true, .num_workers = 1, .generator = &shuffle});
-    // One training step as compiled graphs: forward, loss, gradients and the SGD update,
-    // written over the model's parameters; over ranks, the gradients averaged between the
-    // backward pass and the update.
+    // One training step: forward, loss and gradients as one compiled graph, then SGD's update
+    // over the model's parameters; over ranks, the gradients averaged between the backward pass
+    // and the update.
     nn::optim::SGD optimizer(model.parameters(), {.lr = 0.1});
     auto loss_fn = [&](const auto& params, const auto& images, const auto& labels) {
         return F::cross_entropy(nn::functional_call(model, params, images), labels);
