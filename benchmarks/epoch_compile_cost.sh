@@ -107,13 +107,15 @@ for rep in range(1, repeat + 1):
 
 versions = {cxx: subprocess.run([cxx, "--version"], capture_output=True, text=True)
             .stdout.splitlines()[0] for cxx in compilers if any(k[0] == cxx for k in cmds)}
-print("Compile cost of the training example (one translation unit, -O3 -DNDEBUG -march=native, "
-      f"compile only; median of {repeat}):\n")
+print("Compile cost of the training example (one translation unit, compile only, the flags below; "
+      f"median of {repeat}):\n")
 print("```")
 for cxx, v in versions.items():
     print(f"{cxx}: {v}")
 for (cxx, lib), (cmd, _) in cmds.items():
-    shown = [a for a in cmd if not a.startswith("-I") and not a.startswith("-isystem")]
+    # without include paths (-I<dir>, -isystem <dir>)
+    shown = [a for i, a in enumerate(cmd)
+             if not a.startswith(("-I", "-isystem")) and (i == 0 or cmd[i - 1] != "-isystem")]
     print(f"{lib}, {cxx}: {' '.join(shown[1:])}")
 print("```\n")
 print("| compiler | program | wall s | CPU s (user + sys) | peak memory MiB | "
