@@ -298,8 +298,8 @@ public:
     }
 
     /// Writes output K into std::get<K>(outs) for every output (tensor handles, in the order of
-    /// Roots; same sizes, any strides): the form in which a whole training step writes each new
-    /// parameter into the parameter itself (nn::TrainOneStep). Every read comes before the write
+    /// Roots; same sizes, any strides): jit's into() with several outputs, which may write a new
+    /// value over an argument (a parameter updated in place). Every read comes before the write
     /// it could see: the GEMM or convolution operands of the outputs computed in an epilogue are
     /// computed first, and an output whose destination another output reads (a leaf of its
     /// kernel, the tensor it copies, an epilogue's operand), or that its own epilogue's producer
