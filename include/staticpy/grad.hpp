@@ -25,6 +25,7 @@
 
 #include "staticpy/core/constant.hpp"
 #include "staticpy/core/error.hpp"
+#include "staticpy/core/indexed.hpp"
 #include "staticpy/graph/autodiff.hpp"
 #include "staticpy/graph/trace.hpp"
 #include "staticpy/jit.hpp"
@@ -336,7 +337,7 @@ private:
     static auto gradients_of(const A& arg, const CTs& cts) {
         return detail::map_leaves<graph::is_tracer_leaf, Base>(arg, [&](auto k, const auto& t) {
             using N = typename std::remove_cvref_t<decltype(t)>::node_type;
-            const auto& ct = std::get<k()>(cts);
+            const auto& ct = indexed::get<k()>(cts);
             using CT = std::remove_cvref_t<decltype(ct)>;
             if constexpr (std::is_same_v<CT, graph::no_cotangent>) {
                 return graph::traced(graph::ew<fn::zeros_like, N>{{t.node}});

@@ -10,8 +10,10 @@
 //   indexed::get<1>(p)                     // 2.5
 //   indexed::type_at<0, decltype(p)>       // int
 
+#include <array>
 #include <cstddef>
 #include <initializer_list>
+#include <type_traits>
 #include <utility>
 
 namespace staticpy::indexed {
@@ -63,5 +65,43 @@ struct in_order {
 /// The type at position I of a pack.
 template <std::size_t I, class Pack>
 using type_at = typename decltype(indexed::element_at<I>(std::declval<const Pack&>()))::type;
+
+/// The number of elements of a pack.
+template <class Pack>
+struct size;
+template <std::size_t... I, class... T>
+struct size<pack_of<std::index_sequence<I...>, T...>>
+    : std::integral_constant<std::size_t, sizeof...(T)> {};
+template <class Pack>
+inline constexpr std::size_t size_v = size<Pack>::value;
+
+/// The elements of several packs, in order, as one pack: std::tuple_cat for packs. Each element
+/// of the result is found in one step (which pack, which position), not by recursion over the
+/// packs, and no constructor constraint checks the element types (graph nodes, whose names are
+/// kilobytes long: std::tuple_cat of a training step's outputs checked each several times).
+template <class... Packs>
+constexpr auto cat(const Packs&... packs) {
+    constexpr std::size_t count = (std::size_t{0} + ... + size_v<Packs>);
+    struct place {
+        std::size_t pack, index;
+    };
+    constexpr auto places = [] {
+        constexpr std::array<std::size_t, sizeof...(Packs) + 1> sizes{size_v<Packs>..., 0};
+        std::array<place, count + 1> at{};
+        std::size_t j = 0;
+        for (std::size_t p = 0; p < sizeof...(Packs); ++p)
+            for (std::size_t k = 0; k < sizes[p]; ++k)
+                at[j++] = {p, k};
+        return at;
+    }();
+    using all = pack<Packs...>; // named only for type_at: never built
+    const std::array<const void*, sizeof...(Packs) + 1> addresses{&packs..., nullptr};
+    return [&]<std::size_t... J>(std::index_sequence<J...>) {
+        using result = pack<type_at<places[J].index, type_at<places[J].pack, all>>...>;
+        return result{{get<places[J].index>(
+            *static_cast<const type_at<places[J].pack, all>*>(addresses[places[J].pack]))}...};
+    }
+    (std::make_index_sequence<count>{});
+}
 
 } // namespace staticpy::indexed

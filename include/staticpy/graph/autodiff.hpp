@@ -25,6 +25,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "staticpy/core/indexed.hpp"
 #include "staticpy/graph/node.hpp"
 #include "staticpy/graph/program.hpp"
 #include "staticpy/graph/tracer.hpp"
@@ -416,8 +417,9 @@ auto cotangent_of_input(const typename Sweep::cotangents& cts) {
 } // namespace detail
 
 /// The cotangents of the values marked grad_input<Tag, 0>, ..., <Tag, NumInputs - 1> in the
-/// graph `out`, given the cotangent `seed` of out: a std::tuple of nodes, no_cotangent for a
-/// marked value out does not depend on.
+/// graph `out`, given the cotangent `seed` of out: an indexed::pack of nodes (no std::tuple,
+/// whose constructors' constraints check each node type), no_cotangent for a marked value out
+/// does not depend on.
 ///   auto cts = graph::backprop<Tag, 1>(loss.node, graph::scalar<float>{1.0f, {}});
 template <class Tag, std::size_t NumInputs, class Out, class Seed>
 auto backprop(const Out& out, const Seed& seed) {
@@ -429,7 +431,9 @@ auto backprop(const Out& out, const Seed& seed) {
     using sweep = detail::reverse_sweep<P, Tag, root, Seed>;
     const typename sweep::cotangents cts(seed, nodes);
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return std::tuple{detail::cotangent_of_input<K, P, Tag, sweep>(cts)...};
+        using cotangents =
+            indexed::pack<decltype(detail::cotangent_of_input<K, P, Tag, sweep>(cts))...>;
+        return cotangents{{detail::cotangent_of_input<K, P, Tag, sweep>(cts)}...};
     }
     (std::make_index_sequence<NumInputs>{});
 }

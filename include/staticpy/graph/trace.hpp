@@ -21,6 +21,7 @@
 #include "staticpy/containers/dict.hpp"
 #include "staticpy/containers/list.hpp"
 #include "staticpy/core/generator.hpp"
+#include "staticpy/core/indexed.hpp"
 #include "staticpy/core/traits.hpp"
 #include "staticpy/graph/passes.hpp"
 #include "staticpy/graph/program.hpp"
@@ -208,22 +209,24 @@ auto tensors_of(const X& x) {
 
 // ---- results: Tracers become outputs ------------------------------------------------------------
 
-/// The output nodes of a traced result, in order (Tracers in tuples, lists and dicts).
+/// The output nodes of a traced result, in order (Tracers in tuples, lists and dicts), as an
+/// indexed::pack: a std::tuple of nodes checks every node type in its constructors' constraints,
+/// and a node's type spells its whole subgraph.
 template <class X>
 auto roots_of(const X& x) {
     using U = std::remove_cvref_t<X>;
     if constexpr (is_tracer_v<U>)
-        return std::tuple{x.node};
+        return indexed::pack<typename U::node_type>{{x.node}};
     else if constexpr (is_list_v<U>)
         return hana::unpack(x.elements,
-                            [](const auto&... e) { return std::tuple_cat(roots_of(e)...); });
+                            [](const auto&... e) { return indexed::cat(roots_of(e)...); });
     else if constexpr (is_dict_v<U>)
         return hana::unpack(x.entries,
-                            [](const auto&... p) { return std::tuple_cat(roots_of(p.value)...); });
+                            [](const auto&... p) { return indexed::cat(roots_of(p.value)...); });
     else if constexpr (traits::is_std_tuple_v<U>)
-        return std::apply([](const auto&... e) { return std::tuple_cat(roots_of(e)...); }, x);
+        return std::apply([](const auto&... e) { return indexed::cat(roots_of(e)...); }, x);
     else
-        return std::tuple<>{};
+        return indexed::pack<>{};
 }
 
 /// The traced result with output K in place of its K-th Tracer.
@@ -246,10 +249,10 @@ template <class Result>
 using run_result_t = decltype(staticpy::detail::map_leaves<is_tracer_leaf, 0>(
     std::declval<const Result&>(), tracer_as_tensor{}));
 
-template <bool Speculative, class Tuple>
-struct program_of_tuple;
-template <bool Speculative, class... R>
-struct program_of_tuple<Speculative, std::tuple<R...>> {
+template <bool Speculative, class Roots>
+struct program_of_roots;
+template <bool Speculative, std::size_t... I, class... R>
+struct program_of_roots<Speculative, indexed::pack_of<std::index_sequence<I...>, R...>> {
     using type = program_of<Speculative, R...>;
 };
 
@@ -287,18 +290,20 @@ struct trace {
     using roots_type = decltype(roots_of(std::declval<const result_type&>()));
     // No lambda in these unevaluated operands: g++ 12 then drops return statements that name
     // the types (a lambda's closure type is a new type each time it is met).
-    template <class... R>
-    static auto simplify_all(const std::tuple<R...>& roots) {
-        return std::apply([](const auto&... r) { return std::tuple{simplify(r)...}; }, roots);
+    template <std::size_t... I, class... R>
+    static auto simplify_all(const indexed::pack_of<std::index_sequence<I...>, R...>& roots) {
+        using simplified = indexed::pack<decltype(simplify(std::declval<const R&>()))...>;
+        return simplified{{simplify(indexed::get<I>(roots))}...};
     }
     using simplified_type = decltype(simplify_all(std::declval<roots_type>()));
-    using spec_numbered = typename program_of_tuple<true, simplified_type>::type;
+    using spec_numbered = typename program_of_roots<true, simplified_type>::type;
     /// The program when every merged run-time attribute is equal (the usual case: the same
     /// scalar or dim written in several places).
     using prog = typename spec_numbered::prog;
 
-    template <class... R>
-    static constexpr std::size_t visits_of(std::type_identity<std::tuple<R...>>) {
+    template <std::size_t... I, class... R>
+    static constexpr std::size_t
+    visits_of(std::type_identity<indexed::pack_of<std::index_sequence<I...>, R...>>) {
         return std::min(detail::exact_visits_limit,
                         (std::size_t{0} + ... + detail::exact_visits<R>::value));
     }
@@ -318,7 +323,7 @@ struct trace {
         using prog = void;
     };
     using exact_numbered =
-        typename std::conditional_t<exact_numbered_too, program_of_tuple<false, simplified_type>,
+        typename std::conditional_t<exact_numbered_too, program_of_roots<false, simplified_type>,
                                     std::type_identity<not_numbered>>::type;
     /// The exact program (void where exact_numbered_too is false).
     using exact_prog = typename exact_numbered::prog;
@@ -341,8 +346,8 @@ struct trace {
 
     template <class Numbering>
     node_pointers_t<typename Numbering::prog> collect(bool& equal) const {
-        return std::apply([&](const auto&... r) { return collect_nodes<Numbering>(equal, r...); },
-                          outputs);
+        return indexed::apply(
+            [&](const auto&... r) { return collect_nodes<Numbering>(equal, r...); }, outputs);
     }
 
     /// Calls run(tag, node pointers) with the program this call's values allow: the speculative
