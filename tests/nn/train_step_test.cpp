@@ -106,3 +106,37 @@ TEST_CASE(
         CHECK(ir.find("grad_input") == std::string::npos);
     }
 }
+
+/// A gradient reducer that halves the gradient and counts its calls, as TrainOneStepCell's
+/// grad_reducer sees them.
+struct halving_reducer {
+    int* forwards;
+    int* reductions;
+    void before_forward() const { ++*forwards; }
+    template <class Grads>
+    void operator()(const Grads& grads) const {
+        ++*reductions;
+        auto g = grads["weight"_s]; // a handle: in place
+        g.copy_(g * 0.5f);
+    }
+};
+
+TEST_CASE("TrainOneStep's grad_reducer runs before each forward pass and on the gradients before "
+          "the update") {
+    // One SGD step (lr 0.1) of ((x @ w^T) - y)^2 summed, with w = [[1, 1]], x = [[1, 2]], y =
+    // [[0]]: loss 9, d/dw = 2 * 3 * [1, 2] = [6, 12], halved by the reducer: w - 0.1 * [3, 6].
+    auto params = dict("weight"_s = tensor<float>({{1.f, 1.f}}));
+    const auto x = tensor<float>({{1.f, 2.f}});
+    const auto y = tensor<float>({{0.f}});
+    auto loss_fn = [](const auto& p, const auto& in, const auto& target) {
+        return (linear(in, p["weight"_s]) - target).square().sum();
+    };
+    nn::optim::SGD opt(params, {.lr = 0.1});
+    int forwards = 0, reductions = 0;
+    nn::TrainOneStep step(loss_fn, opt, halving_reducer{&forwards, &reductions});
+    CHECK(step(x, y).item() == 9.0f);
+    CHECK(forwards == 1);
+    CHECK(reductions == 1);
+    CHECK(params["weight"_s](0, 0) == Approx(0.7f));
+    CHECK(params["weight"_s](0, 1) == Approx(0.4f));
+}

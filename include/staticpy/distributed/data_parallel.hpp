@@ -35,8 +35,7 @@
 #include "staticpy/distributed/collectives.hpp"
 #include "staticpy/distributed/container_all_reduce.hpp"
 #include "staticpy/distributed/process_group.hpp"
-#include "staticpy/grad.hpp"
-#include "staticpy/jit.hpp"
+#include "staticpy/nn/train_step.hpp"
 #include "staticpy/tensor/creation.hpp"
 
 namespace staticpy::distributed {
@@ -98,35 +97,34 @@ private:
     DataParallelOptions options_;
 };
 
-/// nn::TrainOneStep on the process group: per call, rank 0's buffers broadcast
-/// (broadcast_buffers), the forward and backward pass of loss_fn(params, batch...) as one
-/// compiled graph, the gradients averaged across the ranks in buckets, then the optimiser's step;
-/// the result is this rank's loss (all_reduce_value averages it for reporting). The optimiser
-/// must hold the wrapped module's parameters.
-template <class Module, class LossFn, class Opt>
-class TrainOneStep {
+/// MindSpore's nn.DistributedGradReducer for nn::TrainOneStep, through a DistributedDataParallel:
+/// before each forward pass rank 0's buffers broadcast (broadcast_buffers), after the backward
+/// pass the gradients averaged across the ranks in buckets. The wrapper must outlive it.
+template <class Module>
+class DistributedGradReducer {
 public:
-    TrainOneStep(const DistributedDataParallel<Module>& ddp, LossFn loss_fn, Opt& optimizer)
-        : ddp_(&ddp),
-          forward_backward_(jit(value_and_grad(std::move(loss_fn)))),
-          optimizer_(&optimizer) {}
-
-    template <class... Batch>
-    auto operator()(const Batch&... batch) {
-        ddp_->sync_buffers();
-        auto [loss, grads] = forward_backward_(optimizer_->params(), batch...);
+    explicit DistributedGradReducer(const DistributedDataParallel<Module>& ddp) : ddp_(&ddp) {}
+    void before_forward() const { ddp_->sync_buffers(); }
+    template <class Grads>
+    void operator()(const Grads& grads) const {
         ddp_->reduce_gradients(grads);
-        optimizer_->step(grads);
-        return loss;
     }
 
-    [[nodiscard]] Opt& optimizer() const noexcept { return *optimizer_; }
-
 private:
-    using forward_backward_type = decltype(jit(value_and_grad(std::declval<LossFn>())));
     const DistributedDataParallel<Module>* ddp_;
-    forward_backward_type forward_backward_;
-    Opt* optimizer_;
+};
+
+/// nn::TrainOneStep on the process group, with the ranks' DistributedGradReducer: per call, rank
+/// 0's buffers broadcast, the forward and backward pass of loss_fn(params, batch...) as one
+/// compiled graph, the gradients averaged across the ranks, then the optimiser's step; the result
+/// is this rank's loss (all_reduce_value averages it for reporting). The optimiser must hold the
+/// wrapped module's parameters.
+template <class Module, class LossFn, class Opt>
+class TrainOneStep : public nn::TrainOneStep<LossFn, Opt, DistributedGradReducer<Module>> {
+public:
+    TrainOneStep(const DistributedDataParallel<Module>& ddp, LossFn loss_fn, Opt& optimizer)
+        : nn::TrainOneStep<LossFn, Opt, DistributedGradReducer<Module>>(
+              std::move(loss_fn), optimizer, DistributedGradReducer<Module>(ddp)) {}
 };
 
 template <class Module, class LossFn, class Opt>
