@@ -35,16 +35,16 @@
 
 namespace staticpy::graph {
 
-/// A numbered program with its inputs' tuple type and output slots, as a value: what selects the
+/// A numbered program with its inputs' pack type and output slots, as a value: what selects the
 /// evaluator of a device other than the CPU by argument-dependent lookup (the CUDA backend,
 /// backend/cuda/evaluate.hpp, declares evaluate_on_cuda for it in this namespace).
 template <class Prog, class Inputs, auto Roots>
 struct program_tag {
     template <std::size_t... K>
     static auto outputs_of(std::index_sequence<K...>)
-        -> std::tuple<Tensor<typename Prog::template node_at<Roots[K]>::value_type,
-                             typename Prog::template node_at<Roots[K]>::shape_type>...>;
-    /// The outputs, in Roots' order, as the evaluators return them.
+        -> indexed::pack<Tensor<typename Prog::template node_at<Roots[K]>::value_type,
+                                typename Prog::template node_at<Roots[K]>::shape_type>...>;
+    /// The outputs, in Roots' order, as the evaluators return them (an indexed::pack).
     using outputs_type = decltype(outputs_of(std::make_index_sequence<Roots.size()>{}));
 };
 
@@ -100,7 +100,7 @@ public:
     auto operator()(const Args&... args) const {
         graph::trace<F, Args...> t(f_, args...);
         using result_t = graph::run_result_t<typename decltype(t)::result_type>;
-        const Device device = std::apply(
+        const Device device = indexed::apply(
             [](const auto&... in) { return staticpy::detail::check_same_device(in...); }, t.inputs);
         return t.template with_program<result_t>(
             [&](auto tag, const auto& nodes) -> result_t {
@@ -150,7 +150,8 @@ private:
     template <class P, class Evaluator>
     static auto outputs_of(Evaluator& ev) {
         return [&]<std::size_t... K>(std::index_sequence<K...>) {
-            return std::tuple{ev.template value<P::roots[K]>()...};
+            using outputs = indexed::pack<decltype(ev.template value<P::roots[K]>())...>;
+            return outputs{{ev.template value<P::roots[K]>()}...};
         }
         (std::make_index_sequence<P::roots.size()>{});
     }
@@ -171,8 +172,7 @@ private:
                 using numbered = decltype(tag);       // the program under its short name
                 if (get_context() == PYNATIVE_MODE) { // computed whole before any write
                     const auto outs = op_by_op<numbered>(t, nodes);
-                    copy_leaves(graph::tensors_of(out),
-                                std::apply([](const auto&... o) { return std::tie(o...); }, outs));
+                    copy_leaves(graph::tensors_of(out), outs);
                     return;
                 }
                 backend::cpu::evaluator<numbered, decltype(t.inputs), numbered::roots> ev(nodes,
@@ -189,18 +189,20 @@ private:
             });
     }
 
-    template <class... Out, class... Src>
-    static void copy_leaves(const std::tuple<const Out&...>& out,
-                            const std::tuple<const Src&...>& src) {
+    /// Copies each tensor of `src` into the tensor of `out` at its position (indexed::packs of
+    /// tensors or of references to them, one length).
+    template <class Out, class Src>
+    static void copy_leaves(const Out& out, const Src& src) {
+        static_assert(indexed::size_v<Out> == indexed::size_v<Src>);
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-            (
+            indexed::in_order{(
                 [&] {
-                    auto handle = std::get<I>(out); // writes reach the caller's elements
-                    handle.copy_(std::get<I>(src));
+                    auto handle = indexed::get<I>(out); // writes reach the caller's elements
+                    handle.copy_(indexed::get<I>(src));
                 }(),
-                ...);
+                0)...};
         }
-        (std::index_sequence_for<Out...>{});
+        (std::make_index_sequence<indexed::size_v<Out>>{});
     }
 
 public:

@@ -119,7 +119,7 @@ private:
         constexpr auto ops = Prog::template instr_at<S>::operands;
         auto& out = indexed::get<S>(values_);
         if constexpr (node::kind == graph::node_kind::input) {
-            out = std::get<node::index>(args_);
+            out = indexed::get<node::index>(args_);
         } else if constexpr (node::kind == graph::node_kind::captured) {
             out = node_object<S>().tensor;
         } else if constexpr (node::kind == graph::node_kind::scalar) {

@@ -188,23 +188,25 @@ auto call_traced(const F& f, const std::tuple<A...>& args) {
     else return not_callable{};
 }
 
-/// The tensors of an argument, in the order symbolic() numbered them (references: the trace
-/// lives for one call, inside the arguments' lifetime).
+/// The tensors of an argument, in the order symbolic() numbered them, as an indexed::pack of
+/// references (the trace lives for one call, inside the arguments' lifetime). Not a std::tuple:
+/// std::tuple_cat of a model's parameters (a hundred one-tensor tuples) instantiates a tuple type
+/// per step, each naming the rest, and every std::tuple constructor checks each element type.
 template <class X>
 auto tensors_of(const X& x) {
     using U = std::remove_cvref_t<X>;
     if constexpr (is_tensor_v<U>)
-        return std::tuple<const U&>{x};
+        return indexed::pack<const U&>{{x}};
     else if constexpr (tensor_leaves_v<U> == 0)
-        return std::tuple<>{};
+        return indexed::pack<>{};
     else if constexpr (is_list_v<U>)
         return hana::unpack(x.elements,
-                            [](const auto&... e) { return std::tuple_cat(tensors_of(e)...); });
+                            [](const auto&... e) { return indexed::cat(tensors_of(e)...); });
     else if constexpr (is_dict_v<U>)
-        return hana::unpack(
-            x.entries, [](const auto&... p) { return std::tuple_cat(tensors_of(p.value)...); });
+        return hana::unpack(x.entries,
+                            [](const auto&... p) { return indexed::cat(tensors_of(p.value)...); });
     else
-        return std::apply([](const auto&... e) { return std::tuple_cat(tensors_of(e)...); }, x);
+        return std::apply([](const auto&... e) { return indexed::cat(tensors_of(e)...); }, x);
 }
 
 // ---- results: Tracers become outputs ------------------------------------------------------------
@@ -233,7 +235,7 @@ auto roots_of(const X& x) {
 template <std::size_t K, class X, class Outputs>
 auto rebuild(const X& x, Outputs& outs) {
     return staticpy::detail::map_leaves<is_tracer_leaf, K>(
-        x, [&](auto k, const auto&) { return std::move(std::get<k()>(outs)); });
+        x, [&](auto k, const auto&) { return std::move(indexed::get<k()>(outs)); });
 }
 
 /// What a traced result stands for when it runs: each Tracer as a Tensor of its node's dtype and
@@ -334,12 +336,12 @@ struct trace {
     staticpy::detail::generator_draws draws;
     result_type result;
     simplified_type outputs;
-    decltype(std::tuple_cat(tensors_of(std::declval<const Args&>())...)) inputs;
+    decltype(indexed::cat(tensors_of(std::declval<const Args&>())...)) inputs;
 
     trace(const F& f, const Args&... args)
         : result(call_traced(f, symbolic_args_of(std::index_sequence_for<Args...>{}, args...))),
           outputs(simplify_all(roots_of(result))),
-          inputs(std::tuple_cat(tensors_of(args)...)) {
+          inputs(indexed::cat(tensors_of(args)...)) {
         draws.stop();
     }
     trace(const trace&) = delete;

@@ -297,7 +297,7 @@ public:
         }
     }
 
-    /// Writes output K into std::get<K>(outs) for every output (tensor handles, in the order of
+    /// Writes output K into indexed::get<K>(outs) for every output (tensor handles, in the order of
     /// Roots; same sizes, any strides): jit's into() with several outputs, which may write a new
     /// value over an argument (a parameter updated in place). Every read comes before the write
     /// it could see: the GEMM or convolution operands of the outputs computed in an epilogue are
@@ -306,7 +306,7 @@ public:
     /// reads, is computed into a temporary before any destination is written and copied last.
     template <class Outs>
     void values_into(const Outs& outs) {
-        static_assert(std::tuple_size_v<Outs> == Roots.size());
+        static_assert(indexed::size_v<Outs> == Roots.size());
         values_into(outs, std::make_index_sequence<Roots.size()>{});
     }
 
@@ -342,7 +342,7 @@ public:
     const auto& tensor() const {
         using node_t = typename Prog::template node_at<S>;
         if constexpr (node_t::kind == graph::node_kind::input)
-            return std::get<node_t::index>(args_);
+            return indexed::get<node_t::index>(args_);
         else
             return result<S>();
     }
@@ -440,10 +440,10 @@ private:
             needs_temporary<I>(outs, operands, std::index_sequence<I...>{})...};
         auto temporaries =
             std::tuple{temporary_of<Roots[I]>(via_temporary[I], std::get<I>(operands))...};
-        indexed::in_order{
-            (write_output<Roots[I]>(!via_temporary[I], std::get<I>(operands), std::get<I>(outs)),
-             0)...};
-        indexed::in_order{(copy_temporary(std::get<I>(temporaries), std::get<I>(outs)), 0)...};
+        indexed::in_order{(
+            write_output<Roots[I]>(!via_temporary[I], std::get<I>(operands), indexed::get<I>(outs)),
+            0)...};
+        indexed::in_order{(copy_temporary(std::get<I>(temporaries), indexed::get<I>(outs)), 0)...};
     }
 
     /// Whether output I goes through a temporary: its destination is read by another output
@@ -451,7 +451,7 @@ private:
     /// operand as it writes).
     template <std::size_t I, class Outs, class Operands, std::size_t... J>
     bool needs_temporary(const Outs& outs, const Operands& operands, std::index_sequence<J...>) {
-        const auto& out = std::get<I>(outs);
+        const auto& out = indexed::get<I>(outs);
         return direct_output<Roots[I]>() || reads_in_epilogue(std::get<I>(operands), out) ||
                ((J != I && (reads_at_write<Roots[J]>(out) ||
                             reads_in_epilogue(std::get<J>(operands), out))) ||

@@ -193,7 +193,7 @@ private:
     template <std::size_t S>
     const auto& tensor() {
         if constexpr (node_t<S>::kind == graph::node_kind::input)
-            return std::get<node_t<S>::index>(args_);
+            return indexed::get<node_t<S>::index>(args_);
         else
             return result<S>();
     }
@@ -583,7 +583,7 @@ evaluate_on_cuda(const program_tag<Prog, Inputs, Roots>&, const node_pointers_t<
     ev.materialize_all();
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
         return typename program_tag<Prog, Inputs, Roots>::outputs_type{
-            ev.template value<Roots[K]>()...};
+            {ev.template value<Roots[K]>()}...};
     }
     (std::make_index_sequence<Roots.size()>{});
 }
