@@ -1,5 +1,5 @@
 // dlib 19.24's equivalent of examples/train_fashion_mnist.cpp, for issue 11's compile-cost
-// comparison (epoch_compile_cost.sh compiles both, with g++ and clang++, in the same run): the
+// comparison (compile_cost.sh compiles both, with g++ and clang++, in the same run): the
 // same program written the way dlib's own examples write it. The two models of the example, the
 // MLP 784-128-10 and LeNet-5, as dlib network types, SGD lr 0.1 (sgd(0, 0): no weight decay, no
 // momentum), batch 64, Fashion-MNIST from the .gz files (zlib) normalised as torchvision's

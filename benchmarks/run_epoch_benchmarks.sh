@@ -7,8 +7,8 @@
 # runs every case once, so a slow minute of a shared machine hits all alike), and prints Markdown
 # tables: seconds per epoch (data loading included) and time to a test accuracy, each peer at its
 # fastest thread setting; the sweep of the settings; the targets. Then, unless
-# EPOCH_COMPILE_COST=0, the compile cost of the training example beside dlib's
-# (benchmarks/epoch_compile_cost.sh).
+# EPOCH_COMPILE_COST=0, the compile cost of the training example beside dlib's and libtorch's
+# (part 1 of benchmarks/compile_cost.sh).
 #
 #   benchmarks/run_epoch_benchmarks.sh [build-dir]      (default build/bench)
 #
@@ -35,7 +35,7 @@
 #   EPOCH_PEERS="staticpy pytorch libtorch dlib"   which programs run
 #   EPOCH_OUT_DIR=dir          raw results (default <build-dir>/epoch-bench)
 #   EPOCH_SKIP_BUILD=1         use the binaries already in <build-dir>
-#   EPOCH_COMPILE_COST=1       0: leave out the compile cost (epoch_compile_cost.sh; ~15 min)
+#   EPOCH_COMPILE_COST=1       0: leave out the compile cost (compile_cost.sh's part 1; ~8 min)
 #   BENCH_BUILD_JOBS=1         parallel compile jobs
 #   BENCH_CMAKE_ARGS=...       extra arguments for the configure step
 #   PYTORCH_PYTHON=/usr/bin/python3   the interpreter with Debian's python3-torch
@@ -350,5 +350,5 @@ PY
 
 if [[ "${EPOCH_COMPILE_COST:-1}" == 1 ]]; then
     echo
-    "$root/benchmarks/epoch_compile_cost.sh" "$build"
+    COMPILE_COST_PARTS=1 "$root/benchmarks/compile_cost.sh" "$build"
 fi
