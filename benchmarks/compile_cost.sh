@@ -13,8 +13,9 @@
 #    wall and CPU seconds, the compiler's peak memory, and the object's code size, function count
 #    and symbol bytes (nm). dlib's and libtorch's figures are what their headers cost: their
 #    layers' code is in their prebuilt libraries.
-# 2. One model and its training step as the model grows, and the demo's MLP alone
-#    (benchmarks/model_compile_cost.sh: mlp-one, the MLP depth sweep, the CNN sweep), with g++.
+# 2. One model and its training step as the model grows, and the demo's MLP alone beside dlib's
+#    and libtorch's one-model programs (benchmarks/model_compile_cost.sh: mlp-one and its peers,
+#    the MLP depth sweep, the CNN sweep), with g++.
 # 3. The suite's time per pass (scripts/test.sh), from a log of it (COMPILE_COST_SUITE_LOG) or run
 #    now in a fresh clone of HEAD (COMPILE_COST_SUITE=run: about 40 minutes on 2 cores).
 #
@@ -32,7 +33,7 @@
 #   COMPILE_COST_REPEAT=1           repetitions of part 1 (the table gives the median)
 #   COMPILE_COST_PARTS="1 2 3"      which parts to run
 #   COMPILE_COST_KERNELS=compiled   part 2's MODEL_KERNELS (header-only or compiled)
-#   COMPILE_COST_MODEL_CASES=...    part 2's cases (default: model_compile_cost.sh's, less mlp-16)
+#   COMPILE_COST_MODEL_CASES=...    part 2's cases (default: model_compile_cost.sh's)
 #   COMPILE_COST_SUITE_LOG=file     part 3: the pass times of this scripts/test.sh log
 #   COMPILE_COST_SUITE=run          part 3: run scripts/test.sh in a fresh clone of HEAD
 #   COMPILE_COST_STATICPY_SOURCE=file   compile this file with the example's command line instead
@@ -191,7 +192,7 @@ if [[ "$parts" == *" 2 "* ]]; then
     echo
     MODEL_KERNELS="${COMPILE_COST_KERNELS:-compiled}" MODEL_COMPILERS=g++ \
         MODEL_FLAGS="$flags" \
-        MODEL_CASES="${COMPILE_COST_MODEL_CASES:-mlp-one mlp-2 mlp-8 mlp-32 cnn-1 cnn-2 cnn-4 cnn-8}" \
+        MODEL_CASES="${COMPILE_COST_MODEL_CASES:-}" \
         "$root/benchmarks/model_compile_cost.sh"
     echo
 fi

@@ -8,6 +8,9 @@
 #                  ReLU, then Linear(64, 10)): the depth sweep (goal 2)
 #   cnn-N          N blocks of Conv2d(c, 8, 3, padding 1) -> ReLU on 1x28x28 images, then
 #                  Flatten -> Linear(8*28*28, 10)
+#   dlib-mlp-one, libtorch-mlp-one   the peers' mlp-one: benchmarks/one_model_dlib.cpp and
+#                  one_model_libtorch.cpp (C++17), the same model, optimiser and one step as
+#                  their users write them (left out where libdlib-dev or libtorch-dev is missing)
 # Each case is one translation unit, compiled once per compiler under /usr/bin/time -v: CPU
 # seconds (user + system), wall seconds and the compiler's peak resident memory; a compile that
 # runs past MODEL_COMPILE_TIMEOUT seconds is stopped and reported as such. The table gives each
@@ -17,7 +20,7 @@
 #   MODEL_CASES="mlp-one mlp-2 mlp-8" MODEL_COMPILERS="g++ clang++" benchmarks/model_compile_cost.sh
 #
 # Environment:
-#   MODEL_CASES="mlp-one mlp-2 mlp-8 mlp-32 cnn-1 cnn-2 cnn-4 cnn-8"
+#   MODEL_CASES="mlp-one dlib-mlp-one libtorch-mlp-one mlp-2 mlp-8 mlp-32 cnn-1 cnn-2 cnn-4 cnn-8"
 #   MODEL_COMPILERS="g++"
 #   MODEL_FLAGS="-O2"              the optimisation flags (the issue's goals are for -O2)
 #   MODEL_COMPILE_TIMEOUT=1800     seconds per compile
@@ -28,7 +31,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cases="${MODEL_CASES:-mlp-one mlp-2 mlp-8 mlp-32 cnn-1 cnn-2 cnn-4 cnn-8}"
+cases="${MODEL_CASES:-mlp-one dlib-mlp-one libtorch-mlp-one mlp-2 mlp-8 mlp-32 cnn-1 cnn-2 cnn-4 cnn-8}"
 compilers="${MODEL_COMPILERS:-g++}"
 flags="${MODEL_FLAGS:--O2}"
 limit="${MODEL_COMPILE_TIMEOUT:-1800}"
@@ -103,7 +106,12 @@ int main() {
 EOF
 }
 
-for name in $cases; do write_case "$name"; done
+for name in $cases; do
+    case "$name" in
+    dlib-* | libtorch-*) ;; # the peers' own files
+    *) write_case "$name" ;;
+    esac
+done
 
 python3 - "$root" "$work" "$limit" "$flags $kernel_flags" "$compilers" $cases <<'PY'
 import os, re, subprocess, sys
@@ -112,12 +120,25 @@ root, work, limit, flags, compilers = sys.argv[1:6]
 cases = sys.argv[6:]
 limit = int(limit)
 
+# The peers' programs: source, language standard, flags, the header that says they are installed.
+PEERS = {
+    "dlib-mlp-one": (f"{root}/benchmarks/one_model_dlib.cpp", "-std=c++20", [],
+                     "/usr/include/dlib/dnn.h", "libdlib-dev"),
+    "libtorch-mlp-one": (f"{root}/benchmarks/one_model_libtorch.cpp", "-std=c++17",
+                         ["-D_GLIBCXX_USE_CXX11_ABI=1", "-I/usr/include/torch/csrc/api/include"],
+                         "/usr/include/torch/csrc/api/include/torch/torch.h", "libtorch-dev"),
+}
+
 def measure(cxx, name):
     # clang: OpenMPOpt off, as the staticpy CMake target sets it (CMakeLists.txt).
     omp = "-fopenmp=libomp -mllvm -openmp-opt-disable" if "clang" in cxx else "-fopenmp"
-    cmd = ["/usr/bin/time", "-v", "timeout", str(limit), cxx, "-std=c++20", *flags.split(),
-           *omp.split(),
-           "-DNDEBUG", f"-I{root}/include", "-c", f"{work}/{name}.cpp", "-o", "/dev/null"]
+    source, std, extra = f"{work}/{name}.cpp", "-std=c++20", [f"-I{root}/include"]
+    if name in PEERS:
+        source, std, extra, header, package = PEERS[name]
+        if not os.path.exists(header):
+            return None, f"left out (apt-get install {package})"
+    cmd = ["/usr/bin/time", "-v", "timeout", str(limit), cxx, std, *flags.split(),
+           *omp.split(), "-DNDEBUG", *extra, "-c", source, "-o", "/dev/null"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode == 124:
         return None, f"stopped after {limit} s"
@@ -137,10 +158,13 @@ print(f"flags: {flags}; one compile per case and compiler; ratios to the family'
 print()
 print("| compiler | case | CPU s | wall s | peak MiB | CPU ÷ first | memory ÷ first |")
 print("|---|---|---:|---:|---:|---:|---:|")
+ones = {}
 for cxx in compilers.split():
     first = {}
     for name in cases:
         res, why = measure(cxx, name)
+        if res is not None and name.endswith("mlp-one"):
+            ones[(cxx, name)] = res
         family = name.split("-")[0] + ("-one" if name.endswith("-one") else "")
         if res is None:
             print(f"| {cxx} | {name} | {why} | | | | |", flush=True)
@@ -149,4 +173,10 @@ for cxx in compilers.split():
         base = first.setdefault(family, res)
         print(f"| {cxx} | {name} | {cpu:.1f} | {wall:.1f} | {peak:.0f} | "
               f"{cpu / base[0]:.2f} | {peak / base[2]:.2f} |", flush=True)
+print()
+for cxx in compilers.split():
+    for peer in PEERS:
+        if (cxx, "mlp-one") in ones and (cxx, peer) in ones:
+            a, b = ones[(cxx, "mlp-one")], ones[(cxx, peer)]
+            print(f"{cxx}: mlp-one ÷ {peer}: CPU {a[0] / b[0]:.2f}, memory {a[2] / b[2]:.2f}")
 PY
