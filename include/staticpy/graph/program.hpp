@@ -692,52 +692,60 @@ reader_counts(const std::array<std::size_t, NumRoots>& roots) {
     return n;
 }
 
+namespace detail {
+// What the epilogue analysis asks of one node, as templates of that node's type (or shape) alone:
+// as static members of epilogue_facts<program<...>>, each node's question was a function named by
+// the whole program too, a hundred of them per program, none shared between programs.
+
+/// A floating-point element type's code (float 1, double 2, long double 3), 0 for others.
+template <class T>
+inline constexpr int float_code = std::is_same_v<T, float>         ? 1
+                                  : std::is_same_v<T, double>      ? 2
+                                  : std::is_same_v<T, long double> ? 3
+                                                                   : 0;
+/// Whether node M can run a fused region's kernel in its epilogue: a 2-D matmul (the GEMM,
+/// kernels/gemm.hpp), or an op that declares it (`runs_epilogue`: conv2d, over each run of its
+/// result).
+template <class M>
+constexpr bool hosts_epilogue() {
+    if constexpr (M::kind == node_kind::matmul)
+        return M::shape_type::rank == 2;
+    else if constexpr (M::kind == node_kind::opaque)
+        return requires {
+            M::op_type::runs_epilogue;
+        };
+    else
+        return false;
+}
+/// Whether a value of this shape is a matrix as large as any it is combined with: rank 2, neither
+/// extent a compile-time 1 (a bias row or column broadcasts; a dynamic extent may not).
+template <class Shape>
+constexpr bool full_matrix() {
+    if constexpr (Shape::rank != 2)
+        return false;
+    else
+        return !std::is_same_v<shape_extent_t<Shape, 0>, int_<1>> &&
+               !std::is_same_v<shape_extent_t<Shape, 1>, int_<1>>;
+}
+} // namespace detail
+
 /// What the epilogue analysis asks of each node, as arrays indexed by slot (one instantiation
 /// per program; the analysis is then plain loops over them, not a template per pair of slots).
 template <class Prog>
 struct epilogue_facts;
 template <class... Is>
 struct epilogue_facts<program<Is...>> {
-    /// A floating-point element type's code (float 1, double 2, long double 3), 0 for others.
-    template <class T>
-    static constexpr int float_code = std::is_same_v<T, float>         ? 1
-                                      : std::is_same_v<T, double>      ? 2
-                                      : std::is_same_v<T, long double> ? 3
-                                                                       : 0;
-    template <class M>
-    static constexpr bool hosts() {
-        if constexpr (M::kind == node_kind::matmul)
-            return M::shape_type::rank == 2;
-        else if constexpr (M::kind == node_kind::opaque)
-            return requires {
-                M::op_type::runs_epilogue;
-            };
-        else
-            return false;
-    }
-    /// Whether a value of this shape is a matrix as large as any it is combined with: rank 2,
-    /// neither extent a compile-time 1 (a bias row or column broadcasts; a dynamic extent may
-    /// not).
-    template <class Shape>
-    static constexpr bool full_matrix() {
-        if constexpr (Shape::rank != 2)
-            return false;
-        else
-            return !std::is_same_v<shape_extent_t<Shape, 0>, int_<1>> &&
-                   !std::is_same_v<shape_extent_t<Shape, 1>, int_<1>>;
-    }
     static constexpr std::array<int, sizeof...(Is) + 1> element{
-        float_code<typename Is::node::value_type>..., 0};
+        detail::float_code<typename Is::node::value_type>..., 0};
     static constexpr std::array<std::size_t, sizeof...(Is) + 1> rank{Is::node::shape_type::rank...,
                                                                      0};
-    /// Whether the node can run a fused region's kernel in its epilogue: a 2-D matmul (the
-    /// GEMM, kernels/gemm.hpp), or an op that declares it (`runs_epilogue`: conv2d, over each
-    /// run of its result).
-    static constexpr std::array<bool, sizeof...(Is) + 1> host{hosts<typename Is::node>()..., false};
+    /// Whether the node can run a fused region's kernel in its epilogue (detail::hosts_epilogue).
+    static constexpr std::array<bool, sizeof...(Is) + 1> host{
+        detail::hosts_epilogue<typename Is::node>()..., false};
     static constexpr std::array<bool, sizeof...(Is) + 1> is_matmul{
         (Is::node::kind == node_kind::matmul)..., false};
     static constexpr std::array<bool, sizeof...(Is) + 1> is_full_matrix{
-        full_matrix<typename Is::node::shape_type>()..., false};
+        detail::full_matrix<typename Is::node::shape_type>()..., false};
 };
 
 /// The slot whose epilogue each slot R's fused kernel runs in (Prog::size if none): a float or
